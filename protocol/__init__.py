@@ -1,0 +1,47 @@
+"""skatbus.protocol: the rules of Skat, its events and commands, as pure Python without I/O.
+
+Read it top-down: ``cards`` (cards, sets, orders) -> ``games`` (declarations, values, bids) ->
+``rules`` (table options) -> ``dealing`` (seeded deals, seats) -> ``commands`` -> ``deal``
+(one deal as a state machine) -> ``scoring`` -> ``events`` (the log and its codecs) ->
+``table`` (fold a log into a table state; what the table owes) -> ``decide`` (commands to
+events) -> ``views`` (what each seat may see) -> ``iss`` (ISS game records).
+
+Playing a deal from code::
+
+    from protocol import Deal, deal_from_seed
+    deal = Deal(*deal_from_seed("my seed"))
+    while not deal.is_over:
+        deal.push(deal.legal_actions()[0])
+    print(deal.result())
+"""
+
+from .cards import card, fmt, parse
+from .commands import (
+    Bid,
+    Command,
+    Declare,
+    Discard,
+    Hold,
+    Kontra,
+    Pass,
+    PickUpSkat,
+    PlayCard,
+    Re,
+    Resign,
+    ShowCards,
+)
+from .deal import Deal
+from .dealing import deal_from_seed, deal_seed
+from .decide import Rejection, decide, default_action, timeout
+from .events import JSON, MSGPACK, Codec, Event
+from .games import Declaration
+from .rules import Rules
+from .scoring import DealResult, score
+from .table import LogError, TableState, due, fold
+
+__all__ = [
+    "Bid", "Codec", "Command", "Deal", "DealResult", "Declaration", "Declare", "Discard",
+    "Event", "Hold", "JSON", "Kontra", "LogError", "MSGPACK", "Pass", "PickUpSkat", "PlayCard",
+    "Re", "Rejection", "Resign", "Rules", "ShowCards", "TableState", "card", "deal_from_seed",
+    "deal_seed", "decide", "default_action", "due", "fmt", "fold", "parse", "score", "timeout",
+]  # fmt: skip

@@ -1,0 +1,96 @@
+"""Commands: what a player asks to do. The engine answers each with events or a rejection.
+
+Commands are small frozen msgspec Structs in one tagged union, so a bot in any language sends
+``{"type": "play", "card": "CJ"}`` as JSON or the same map as msgpack. Commands never carry
+the sender's seat: the seat comes from who sent it (the NATS subject), never from the payload.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from .cards import CODES, CardCode
+from .games import GameType, HAND_DECLARATIONS, PICKUP_DECLARATIONS, BID_LADDERS
+
+
+class Command(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+    """Base of every player command."""
+
+
+class Bid(Command, tag="bid"):
+    value: int
+
+
+class Hold(Command, tag="hold"):
+    """Forehand (or the survivor) holds the bid just named."""
+
+
+class Pass(Command, tag="pass"):
+    """Pass while bidding, or decline to say Kontra / Re."""
+
+
+class PickUpSkat(Command, tag="pickup"):
+    pass
+
+
+class Discard(Command, tag="discard"):
+    cards: tuple[CardCode, CardCode]
+
+
+class Declare(Command, tag="declare", omit_defaults=True):
+    """Declare a game. A game declared before picking up the skat is a hand game."""
+
+    game: GameType
+    schneider: bool = False
+    schwarz: bool = False
+    ouvert: bool = False
+
+
+class Kontra(Command, tag="kontra"):
+    pass
+
+
+class Re(Command, tag="re"):
+    pass
+
+
+class PlayCard(Command, tag="play"):
+    card: CardCode
+
+
+class ShowCards(Command, tag="show"):
+    """The declarer lays its cards open to claim the rest: an offer that ends nothing itself."""
+
+
+class Resign(Command, tag="resign"):
+    """Give up the deal: the declarer concedes, or a defender concedes (both must)."""
+
+
+AnyCommand = (
+    Bid | Hold | Pass | PickUpSkat | Discard | Declare | Kontra | Re | PlayCard | ShowCards | Resign
+)
+
+# Shared instances: legal-action lists hand these out instead of building new objects.
+HOLD: Final = Hold()
+PASS: Final = Pass()
+PICKUP: Final = PickUpSkat()
+KONTRA: Final = Kontra()
+RE: Final = Re()
+SHOW: Final = ShowCards()
+RESIGN: Final = Resign()
+PLAY: Final[tuple[PlayCard, ...]] = tuple(PlayCard(card=c) for c in CODES)  # type: ignore[arg-type]
+BIDS: Final[dict[int, Bid]] = {v: Bid(value=v) for ladder in BID_LADDERS.values() for v in ladder}
+HAND_DECLARES: Final[tuple[Declare, ...]] = tuple(
+    Declare(game=d.game, schneider=d.schneider, schwarz=d.schwarz, ouvert=d.ouvert)
+    for d in HAND_DECLARATIONS
+)
+PICKUP_DECLARES: Final[tuple[Declare, ...]] = tuple(
+    Declare(game=d.game, ouvert=d.ouvert) for d in PICKUP_DECLARATIONS
+)
+DISCARDS: Final[dict[tuple[int, int], Discard]] = {
+    (a, b): Discard(cards=(CODES[a], CODES[b]))  # type: ignore[arg-type]
+    for a in range(32)
+    for b in range(a + 1, 32)
+}

@@ -1,0 +1,152 @@
+"""``decide(state, seat, command)``: the events a player's command causes, or why it cannot.
+
+``decide`` never mutates the state. Services call it for every command they receive and
+append the events it returns; a ``Rejection`` goes back to the sender as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import msgspec
+
+from . import cards as C
+from .cards import CODES, INDEX
+from .commands import (
+    Bid,
+    Command,
+    Declare,
+    Discard,
+    Hold,
+    Kontra,
+    Pass,
+    PickUpSkat,
+    PlayCard,
+    Re,
+    Resign,
+    ShowCards,
+)
+from .deal import BIDDING, DECLARE, DISCARD, DOUBLING, PLAYING, SKAT, Deal
+from .events import (
+    BidHeld,
+    BidMade,
+    CardPlayed,
+    CardsShown,
+    Discarded,
+    Event,
+    GameDeclared,
+    KontraSaid,
+    Passed,
+    PlayerTimedOut,
+    Resigned,
+    ReSaid,
+    SkatTaken,
+)
+from .games import Declaration
+from .table import TableState, due
+
+RejectionCode = Literal[
+    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed"
+]
+
+
+class Rejection(msgspec.Struct, frozen=True, kw_only=True):
+    """Why a command was refused; ``reason`` is meant for the player to read."""
+
+    code: RejectionCode
+    reason: str
+
+
+_TURNLESS: Final = (Resign, ShowCards)
+
+
+def decide(state: TableState, seat: int, command: Command) -> list[Event] | Rejection:
+    """The events that ``seat`` doing ``command`` adds to the log, or a ``Rejection``."""
+    if state.closed:
+        return Rejection(code="table_closed", reason="the table is closed")
+    if not 0 <= seat < state.n:
+        return Rejection(code="not_seated", reason=f"seat {seat} is not at this table")
+    deal = state.deal
+    if deal is None or state.scored:
+        return Rejection(code="no_deal", reason="no deal is in progress")
+    if due(state) is not None:
+        return Rejection(code="busy", reason="the table is still recording the last action; retry")
+    pos = state.pos_of.get(seat)
+    if pos is None:
+        return Rejection(code="not_seated", reason="you sit this deal out (you are the dealer)")
+    if not isinstance(command, _TURNLESS) and pos != deal.to_move and deal.to_move >= 0:
+        mover = state.seats[deal.to_move]
+        return Rejection(
+            code="out_of_turn",
+            reason=f"not your turn: waiting for seat {mover} ({state.players[mover]}) to {deal.expected()}",
+        )
+    err = deal.check(pos, command)
+    if err:
+        return Rejection(code="illegal", reason=err)
+    return [_event_for(deal, seat, pos, command)]
+
+
+def _event_for(deal: Deal, seat: int, pos: int, command: Command) -> Event:
+    kind = type(command)
+    if kind is PlayCard:
+        return CardPlayed(seat=seat, card=command.card)  # type: ignore[attr-defined]
+    if kind is Bid:
+        return BidMade(seat=seat, value=command.value)  # type: ignore[attr-defined]
+    if kind is Hold:
+        return BidHeld(seat=seat, value=deal.bid)
+    if kind is Pass:
+        return Passed(seat=seat)
+    if kind is PickUpSkat:
+        return SkatTaken(seat=seat, cards=C.codes(deal.skat))  # type: ignore[arg-type]
+    if kind is Discard:
+        cards = sorted(command.cards, key=INDEX.__getitem__)  # type: ignore[attr-defined]
+        return Discarded(seat=seat, cards=cards)
+    if kind is Declare:
+        d: Declare = command  # type: ignore[assignment]
+        game = Declaration(
+            game=d.game, hand=not deal.picked_up, schneider=d.schneider, schwarz=d.schwarz, ouvert=d.ouvert
+        )
+        return GameDeclared(seat=seat, game=game)
+    if kind is Kontra:
+        return KontraSaid(seat=seat)
+    if kind is Re:
+        return ReSaid(seat=seat)
+    if kind is ShowCards:
+        return CardsShown(seat=seat, cards=C.codes(deal.hands[pos]))  # type: ignore[arg-type]
+    if kind is Resign:
+        return Resigned(seat=seat)
+    raise TypeError(f"not a command: {command!r}")
+
+
+def default_action(deal: Deal) -> Command:
+    """What a player who misses its deadline does: pass while bidding or doubling, the weakest
+    legal card while playing; pick up the skat, discard the two weakest cards and declare the
+    first legal game (clubs) otherwise."""
+    phase = deal.phase
+    if phase in (BIDDING, DOUBLING):
+        return Pass()
+    if phase == PLAYING:
+        order = deal.order
+        legal = C.cards_of(deal.legal_cards())
+        weakest = min(legal, key=lambda c: (order.klass[c] == C.TRUMP, order.strength[c], c))
+        return PlayCard(card=CODES[weakest])  # type: ignore[arg-type]
+    if phase == SKAT:
+        return PickUpSkat()
+    if phase == DISCARD:
+        held = sorted(C.cards_of(deal.hands[deal.declarer]), key=lambda c: (C.POINTS[c], c))
+        return Discard(cards=(CODES[held[0]], CODES[held[1]]))  # type: ignore[arg-type]
+    if phase == DECLARE:
+        return deal.legal_actions()[0]
+    raise ValueError(f"no default action in phase {phase}")
+
+
+def timeout(state: TableState) -> list[Event] | None:
+    """The events recording that the seat to move missed its deadline, or None if no one is due."""
+    seat = state.to_move
+    if seat is None:
+        return None
+    assert state.deal is not None
+    action = default_action(state.deal)
+    events = decide(state, seat, action)
+    assert isinstance(events, list), events
+    return [PlayerTimedOut(seat=seat), *events]

@@ -1,0 +1,216 @@
+"""Events: what happened at a table. A table's log is a sequence of these, and nothing else.
+
+Every event is a frozen msgspec Struct in one tagged union; the tag is ``<name>/<version>``.
+On the wire and in the log each event travels inside an ``Envelope`` (type, version,
+payload), so a reader that meets an event type or version it does not know skips it instead
+of failing: decode the envelope, then the payload. Compatibility rules: a new field gets a
+default; a changed meaning gets a new version (a new tag), and the old one stays decodable.
+
+Seats in events are table seats (0..n-1 in the order of ``TableOpened.players``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+from .cards import CardCode
+from .games import Declaration
+from .rules import Rules
+from .scoring import DealResult
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+    """Base of every event."""
+
+
+class TableOpened(Event, tag="table_opened/1"):
+    table: str
+    players: list[str]
+    rules: Rules
+    seed: str
+    """Deal seeds derive from it (``dealing.deal_seed``); equal seeds give equal deals."""
+
+
+class DealDealt(Event, tag="deal_dealt/1"):
+    deal: int
+    """1-based number of the deal at this table."""
+    dealer: int
+    seats: tuple[int, int, int]
+    """Table seats of forehand, middlehand, rearhand."""
+    hands: tuple[list[CardCode], list[CardCode], list[CardCode]]
+    """By position: forehand, middlehand, rearhand."""
+    skat: list[CardCode]
+    seed: str = ""
+    """The seed the cards came from (empty for a deal imported from elsewhere)."""
+
+
+class BidMade(Event, tag="bid/1"):
+    seat: int
+    value: int
+
+
+class BidHeld(Event, tag="hold/1"):
+    seat: int
+    value: int
+
+
+class Passed(Event, tag="pass/1"):
+    """A pass while bidding, or declining to say Kontra or Re."""
+
+    seat: int
+
+
+class BiddingWon(Event, tag="bidding_won/1"):
+    seat: int
+    value: int
+
+
+class AllPassed(Event, tag="all_passed/1"):
+    """Everyone passed: the deal is passed in, or a Ramsch is played."""
+
+    ramsch: bool
+
+
+class SkatTaken(Event, tag="skat_taken/1"):
+    seat: int
+    cards: list[CardCode]
+
+
+class Discarded(Event, tag="discarded/1"):
+    seat: int
+    cards: list[CardCode]
+
+
+class GameDeclared(Event, tag="game_declared/1"):
+    seat: int
+    game: Declaration
+
+
+class KontraSaid(Event, tag="kontra/1"):
+    seat: int
+
+
+class ReSaid(Event, tag="re/1"):
+    seat: int
+
+
+class CardPlayed(Event, tag="card_played/1"):
+    seat: int
+    card: CardCode
+
+
+class TrickTaken(Event, tag="trick_taken/1"):
+    seat: int
+    """The winner."""
+    trick: int
+    """1-based trick number."""
+    cards: list[CardCode]
+    """In play order, the leader's card first."""
+    points: int
+
+
+class CardsShown(Event, tag="cards_shown/1"):
+    """The declarer laid its remaining cards open (an offer to end the deal)."""
+
+    seat: int
+    cards: list[CardCode]
+
+
+class Resigned(Event, tag="resigned/1"):
+    seat: int
+
+
+class DealEnded(Event, tag="deal_ended/1"):
+    deal: int
+    reason: str
+
+
+class DealScored(Event, tag="deal_scored/1"):
+    deal: int
+    result: DealResult
+    bock_rounds_added: int = 0
+    bock_deals_left: int = 0
+    """Bock deals still to come after this one."""
+
+
+class PlayerTimedOut(Event, tag="timed_out/1"):
+    """The seat to act missed its deadline; the default action follows as its own event."""
+
+    seat: int
+
+
+class TableClosed(Event, tag="table_closed/1"):
+    reason: str
+
+
+AnyEvent = (
+    TableOpened | DealDealt | BidMade | BidHeld | Passed | BiddingWon | AllPassed | SkatTaken
+    | Discarded | GameDeclared | KontraSaid | ReSaid | CardPlayed | TrickTaken | CardsShown
+    | Resigned | DealEnded | DealScored | PlayerTimedOut | TableClosed
+)  # fmt: skip
+
+EVENT_TYPES: Final[tuple[type[Event], ...]] = AnyEvent.__args__  # type: ignore[attr-defined]
+TAGS: Final[dict[type[Event], str]] = {t: t.__struct_config__.tag for t in EVENT_TYPES}  # type: ignore[misc]
+BY_TAG: Final[dict[str, type[Event]]] = {tag: t for t, tag in TAGS.items()}
+
+
+def split_tag(tag: str) -> tuple[str, int]:
+    name, _, version = tag.partition("/")
+    return name, int(version)
+
+
+# --- the envelope ------------------------------------------------------------------------
+
+
+class Envelope(msgspec.Struct, array_like=True):
+    """``[type, version, payload]``: what every stored or sent event looks like on the outside."""
+
+    type: str
+    version: int
+    payload: msgspec.Raw
+
+
+class UnknownEvent(msgspec.Struct, frozen=True):
+    """An event this version of skatbus does not know (kept so a reader can report it)."""
+
+    type: str
+    version: int
+
+
+class Codec:
+    """Encodes and decodes events in their envelope, in msgpack or JSON.
+
+    Decoding an unknown type or version gives ``UnknownEvent`` instead of an error; a known type
+    with a broken payload raises ``msgspec.DecodeError`` / ``ValidationError``.
+    """
+
+    def __init__(self, fmt: str = "msgpack") -> None:
+        if fmt == "msgpack":
+            self._encoder: Any = msgspec.msgpack.Encoder()
+            self._envelope = msgspec.msgpack.Decoder(Envelope)
+            self._payloads = {tag: msgspec.msgpack.Decoder(t) for tag, t in BY_TAG.items()}
+        elif fmt == "json":
+            self._encoder = msgspec.json.Encoder()
+            self._envelope = msgspec.json.Decoder(Envelope)
+            self._payloads = {tag: msgspec.json.Decoder(t) for tag, t in BY_TAG.items()}  # type: ignore[misc]
+        else:
+            raise ValueError(f"unknown format {fmt!r}: msgpack or json")
+        self.format = fmt
+        self._names = {t: split_tag(tag) for t, tag in TAGS.items()}
+
+    def encode(self, event: Event) -> bytes:
+        name, version = self._names[type(event)]
+        return self._encoder.encode(Envelope(name, version, msgspec.Raw(self._encoder.encode(event))))
+
+    def decode(self, data: bytes) -> Event | UnknownEvent:
+        env = self._envelope.decode(data)
+        decoder = self._payloads.get(f"{env.type}/{env.version}")
+        if decoder is None:
+            return UnknownEvent(env.type, env.version)
+        return decoder.decode(env.payload)  # type: ignore[no-any-return]
+
+
+MSGPACK: Final = Codec("msgpack")
+JSON: Final = Codec("json")

@@ -1,0 +1,465 @@
+"""A table's state as a fold over its events, and the events the table owes next.
+
+``fold(events)`` builds a ``TableState`` one event at a time with ``state.apply(event)``. Every
+event is checked against what the rules allow at that point: a log that does not follow the
+rules raises ``LogError`` naming the event's position. Derived events (bidding won, trick
+taken, deal ended, deal scored, ...) must equal what the engine derives itself.
+
+``due(state)`` is the one derived event the table is waiting for, if any: the services append
+it (each owns some kinds, see ``OWNER``), and player commands wait until nothing is due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+import msgspec
+
+from . import cards as C
+from .cards import CODES, INDEX
+from .commands import (
+    HOLD,
+    KONTRA,
+    PASS,
+    PICKUP,
+    RE,
+    RESIGN,
+    SHOW,
+    BIDS,
+    Bid,
+    Command,
+    Declare,
+    Discard,
+    PlayCard,
+)
+from .deal import ENDED, PASSED_IN, Deal
+from .dealing import deal_from_seed, deal_seats, deal_seed, dealer_seat
+from .events import (
+    AllPassed,
+    BiddingWon,
+    BidHeld,
+    BidMade,
+    CardPlayed,
+    CardsShown,
+    DealDealt,
+    DealEnded,
+    DealScored,
+    Discarded,
+    Event,
+    GameDeclared,
+    KontraSaid,
+    Passed,
+    PlayerTimedOut,
+    Resigned,
+    ReSaid,
+    SkatTaken,
+    TableClosed,
+    TableOpened,
+    TrickTaken,
+    UnknownEvent,
+)
+from .rules import Rules
+from .scoring import DealResult, score
+
+# Which service writes which derived event.
+OWNER: Final[dict[type[Event], str]] = {
+    DealDealt: "dealer",
+    TableClosed: "dealer",
+    BiddingWon: "bidding",
+    AllPassed: "bidding",
+    TrickTaken: "play",
+    DealEnded: "play",
+    DealScored: "scoring",
+}
+
+
+class LogError(Exception):
+    """The log does not follow the rules at event ``position`` (0-based)."""
+
+    def __init__(self, position: int, reason: str) -> None:
+        super().__init__(f"event {position}: {reason}")
+        self.position = position
+        self.reason = reason
+
+
+class SheetRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the score sheet."""
+
+    deal: int
+    dealer: int
+    result: DealResult
+    totals: list[int]
+    seeger_fabian_totals: list[int]
+
+
+class TableState:
+    """Everything about a table that its log implies. Build it with ``fold``."""
+
+    __slots__ = (
+        "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",
+        "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
+        "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
+        "events", "deal_events", "unknown",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.table = ""
+        self.players: list[str] = []
+        self.rules = Rules()
+        self.seed = ""
+        self.n = 0
+        self.deal_no = 0
+        self.deal: Deal | None = None
+        self.seats: tuple[int, int, int] = (0, 1, 2)
+        self.pos_of: dict[int, int] = {}
+        self.dealer = -1
+        self.bock_left = 0
+        self.bock_deal = False
+        self.bidding_logged = False
+        self.tricks_logged = 0
+        self.end_logged = False
+        self.scored = True
+        self.closed = False
+        self.close_reason = ""
+        self.sheet: list[SheetRow] = []
+        self.totals: list[int] = []
+        self.sf_totals: list[int] = []
+        self.timeouts: list[int] = []
+        self.events = 0
+        self.deal_events: list[Event] = []
+        self.unknown = 0
+
+    # --- questions ---------------------------------------------------------------------
+
+    @property
+    def opened(self) -> bool:
+        return self.n > 0
+
+    @property
+    def in_deal(self) -> bool:
+        return self.deal is not None and not self.scored
+
+    @property
+    def to_move(self) -> int | None:
+        """The table seat whose action the table waits for, or None (nothing due from a player)."""
+        deal = self.deal
+        if deal is None or deal.phase == ENDED or self.closed or due(self) is not None:
+            return None
+        return self.seats[deal.to_move]
+
+    def legal_actions(self, seat: int) -> list[Command]:
+        """The actions ``seat`` may take now (empty if it is not its turn)."""
+        if self.to_move != seat:
+            return []
+        assert self.deal is not None
+        return self.deal.legal_actions()
+
+    @property
+    def score(self) -> list[int]:
+        """The ranking totals: Seeger-Fabian when the table plays it, else the standard list."""
+        return self.sf_totals if self.rules.seeger_fabian else self.totals
+
+    # --- applying ----------------------------------------------------------------------
+
+    def apply(self, event: Event | UnknownEvent) -> None:
+        """Apply one event; raises ``LogError`` (and leaves the state unusable) if it breaks the rules."""
+        position = self.events
+        handler = _APPLY.get(type(event))
+        try:
+            if handler is None:
+                if isinstance(event, UnknownEvent):
+                    self.unknown += 1
+                    self.events += 1
+                    return
+                raise LogError(position, f"not an event: {type(event).__name__}")
+            if not self.opened and type(event) is not TableOpened:
+                raise LogError(position, "the log must start with table_opened")
+            handler(self, event)
+        except LogError:
+            raise
+        except (KeyError, IndexError, ValueError, AssertionError) as exc:
+            raise LogError(position, f"{type(event).__name__}: {exc}") from exc
+        self.events += 1
+        if self.deal is not None and not self.scored:
+            self.deal_events.append(event)  # type: ignore[arg-type]
+
+    def _opened(self, e: TableOpened) -> None:
+        if self.opened:
+            raise LogError(self.events, "table already opened")
+        if len(e.players) != e.rules.players:
+            raise LogError(self.events, f"{len(e.players)} players for a {e.rules.players}-player table")
+        self.table, self.players, self.rules, self.seed = e.table, list(e.players), e.rules, e.seed
+        self.n = len(e.players)
+        self.totals = [0] * self.n
+        self.sf_totals = [0] * self.n
+        self.timeouts = [0] * self.n
+
+    def _dealt(self, e: DealDealt) -> None:
+        # Not compared with due(): imported deals (ISS records) carry their own cards, no seed.
+        if self.in_deal or self.closed:
+            raise LogError(self.events, "a deal is dealt only between deals of an open table")
+        if e.deal != self.deal_no + 1:
+            raise LogError(self.events, f"deal {e.deal} follows deal {self.deal_no}")
+        if (e.dealer, tuple(e.seats)) != (dealer_seat(e.deal, self.n), deal_seats(e.deal, self.n)):
+            raise LogError(self.events, "dealer or seats do not follow the dealer rotation")
+        hands = tuple(C.parse(h) for h in e.hands)
+        skat = C.parse(e.skat)
+        if e.seed and deal_from_seed(e.seed) != (hands, skat):
+            raise LogError(self.events, f"the cards do not match seed {e.seed!r}")
+        self.deal_no = e.deal
+        self.dealer = e.dealer
+        self.seats = e.seats
+        self.pos_of = {seat: pos for pos, seat in enumerate(e.seats)}
+        self.deal = Deal(hands, skat, self.rules)  # type: ignore[arg-type]
+        self.bock_deal = self.bock_left > 0
+        self.bidding_logged = False
+        self.tricks_logged = 0
+        self.end_logged = False
+        self.scored = False
+        self.deal_events = []
+
+    def _player_action(self, seat: int, command: Command) -> None:
+        deal = self.deal
+        if deal is None or self.scored:
+            raise LogError(self.events, "no deal in progress")
+        owed = due(self)
+        if owed is not None:
+            raise LogError(self.events, f"expected {type(owed).__name__} first")
+        pos = self.pos_of.get(seat)
+        if pos is None:
+            raise LogError(self.events, f"seat {seat} does not play this deal")
+        err = deal.check(pos, command)
+        if err:
+            raise LogError(self.events, f"seat {seat}: {err}")
+        deal.push(command, pos)
+
+    def _bid(self, e: BidMade) -> None:
+        bid = BIDS.get(e.value) or Bid(value=e.value)
+        self._player_action(e.seat, bid)
+
+    def _hold(self, e: BidHeld) -> None:
+        if self.deal is not None and e.value != self.deal.bid:
+            raise LogError(self.events, f"hold of {e.value} but the bid is {self.deal.bid}")
+        self._player_action(e.seat, HOLD)
+
+    def _passed(self, e: Passed) -> None:
+        self._player_action(e.seat, PASS)
+
+    def _skat_taken(self, e: SkatTaken) -> None:
+        if self.deal is None or C.parse(e.cards) != self.deal.skat:
+            raise LogError(self.events, "skat_taken shows cards that are not the skat")
+        self._player_action(e.seat, PICKUP)
+
+    def _discarded(self, e: Discarded) -> None:
+        if len(e.cards) != 2:
+            raise LogError(self.events, "discard exactly two cards")
+        self._player_action(e.seat, Discard(cards=(e.cards[0], e.cards[1])))
+
+    def _declared(self, e: GameDeclared) -> None:
+        g = e.game
+        if self.deal is not None and g.hand == self.deal.picked_up:
+            raise LogError(self.events, "the declaration's hand flag contradicts the skat pickup")
+        self._player_action(e.seat, Declare(game=g.game, schneider=g.schneider, schwarz=g.schwarz, ouvert=g.ouvert))
+
+    def _kontra(self, e: KontraSaid) -> None:
+        self._player_action(e.seat, KONTRA)
+
+    def _re(self, e: ReSaid) -> None:
+        self._player_action(e.seat, RE)
+
+    def _card(self, e: CardPlayed) -> None:
+        deal = self.deal
+        # Fast path for the commonest event; the full check runs in _player_action otherwise.
+        if (
+            deal is not None
+            and deal.phase == "playing"
+            and self.bidding_logged
+            and self.tricks_logged == len(deal.tricks)
+        ):
+            pos = self.pos_of.get(e.seat)
+            if pos is not None and pos == deal.to_move:
+                c = INDEX[e.card]
+                if deal.legal_cards() >> c & 1:
+                    deal._play(pos, c)
+                    deal.history.append((pos, PlayCard(card=e.card)))
+                    return
+        self._player_action(e.seat, PlayCard(card=e.card))
+
+    def _shown(self, e: CardsShown) -> None:
+        deal = self.deal
+        if deal is not None and deal.declarer >= 0 and C.parse(e.cards) != deal.hands[deal.declarer]:
+            raise LogError(self.events, "cards_shown does not show the declarer's hand")
+        self._player_action(e.seat, SHOW)
+
+    def _resigned(self, e: Resigned) -> None:
+        self._player_action(e.seat, RESIGN)
+
+    def _timed_out(self, e: PlayerTimedOut) -> None:
+        if self.to_move != e.seat:
+            raise LogError(self.events, f"seat {e.seat} timed out but it was not its turn")
+        self.timeouts[e.seat] += 1
+
+    def _derived(self, e: Event) -> None:
+        self._expect(e)
+        kind = type(e)
+        if kind is TrickTaken:
+            self.tricks_logged += 1
+        elif kind is BiddingWon or kind is AllPassed:
+            self.bidding_logged = True
+        elif kind is DealEnded:
+            self.end_logged = True
+
+    def _closed(self, e: TableClosed) -> None:
+        # A table may also be closed early (aborted by its operator), so any reason is accepted.
+        if self.closed:
+            raise LogError(self.events, "table already closed")
+        self.closed = True
+        self.close_reason = e.reason
+
+    def _deal_scored(self, e: DealScored) -> None:
+        self._expect(e)
+        for seat, (s, sf) in enumerate(zip(e.result.scores, e.result.seeger_fabian)):
+            self.totals[seat] += s
+            self.sf_totals[seat] += sf
+        self.bock_left = e.bock_deals_left
+        self.scored = True
+        self.sheet.append(
+            SheetRow(
+                deal=e.deal,
+                dealer=self.dealer,
+                result=e.result,
+                totals=list(self.totals),
+                seeger_fabian_totals=list(self.sf_totals),
+            )
+        )
+
+    def _expect(self, e: Event) -> None:
+        owed = due(self)
+        if owed != e:
+            want = "nothing" if owed is None else repr(owed)
+            raise LogError(self.events, f"{type(e).__name__} does not follow: expected {want}, got {e!r}")
+
+    def copy(self) -> TableState:
+        new = TableState.__new__(TableState)
+        for name in TableState.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.deal = self.deal.copy() if self.deal is not None else None
+        new.sheet = list(self.sheet)
+        new.totals = list(self.totals)
+        new.sf_totals = list(self.sf_totals)
+        new.timeouts = list(self.timeouts)
+        new.deal_events = list(self.deal_events)
+        return new
+
+
+_APPLY = {
+    TableOpened: TableState._opened,
+    DealDealt: TableState._dealt,
+    BidMade: TableState._bid,
+    BidHeld: TableState._hold,
+    Passed: TableState._passed,
+    BiddingWon: TableState._derived,
+    AllPassed: TableState._derived,
+    SkatTaken: TableState._skat_taken,
+    Discarded: TableState._discarded,
+    GameDeclared: TableState._declared,
+    KontraSaid: TableState._kontra,
+    ReSaid: TableState._re,
+    CardPlayed: TableState._card,
+    TrickTaken: TableState._derived,
+    CardsShown: TableState._shown,
+    Resigned: TableState._resigned,
+    DealEnded: TableState._derived,
+    DealScored: TableState._deal_scored,
+    PlayerTimedOut: TableState._timed_out,
+    TableClosed: TableState._closed,
+}
+
+
+def fold(events: Iterable[Event | UnknownEvent], state: TableState | None = None) -> TableState:
+    """The state a sequence of events leads to (continuing ``state`` if given)."""
+    state = state if state is not None else TableState()
+    for event in events:
+        state.apply(event)
+    return state
+
+
+# --- what the table owes -----------------------------------------------------------------
+
+
+def due(state: TableState) -> Event | None:
+    """The next derived event the table waits for, or None when it waits for a player."""
+    if not state.opened or state.closed:
+        return None
+    deal = state.deal
+    if deal is None or state.scored:
+        return _next_deal_or_close(state)
+    seats = state.seats
+    if not state.bidding_logged:
+        if deal.declarer >= 0:
+            return BiddingWon(seat=seats[deal.declarer], value=deal.bid)
+        if deal.ramsch or deal.end_reason == PASSED_IN:
+            return AllPassed(ramsch=deal.ramsch)
+        return None
+    if len(deal.tricks) > state.tricks_logged:
+        t = deal.tricks[state.tricks_logged]
+        return TrickTaken(
+            seat=seats[t.winner],
+            trick=state.tricks_logged + 1,
+            cards=[CODES[c] for c in t.cards],  # type: ignore[misc]
+            points=t.points,
+        )
+    if deal.phase != ENDED:
+        return None
+    if not state.end_logged:
+        return DealEnded(deal=state.deal_no, reason=deal.end_reason or "")
+    return _scored_event(state, deal)
+
+
+def _scored_event(state: TableState, deal: Deal) -> DealScored:
+    result = score(deal, state.seats, state.n, state.bock_deal)
+    left = state.bock_left - 1 if state.bock_deal else state.bock_left
+    added = _bock_rounds(state.rules, result) if state.rules.bock else 0
+    return DealScored(
+        deal=state.deal_no,
+        result=result,
+        bock_rounds_added=added,
+        bock_deals_left=max(left, 0) + added * state.n,
+    )
+
+
+def _bock_rounds(rules: Rules, r: DealResult) -> int:
+    """How many Bock rounds a scored deal triggers (each trigger adds one round)."""
+    if r.kind != "game":
+        return 0
+    triggers = set(rules.bock_triggers)
+    n = 0
+    if "kontra_lost" in triggers and r.kontra and r.won:
+        n += 1
+    if "re" in triggers and r.re:
+        n += 1
+    if "sixty_all" in triggers and r.game is not None and r.game.game != "N" and r.declarer_points == 60:
+        n += 1
+    if "grand_hand_won" in triggers and r.game is not None and r.game.game == "G" and r.game.hand and r.won:
+        n += 1
+    if "schneider_lost" in triggers and not r.won and r.schneider:
+        n += 1
+    return n
+
+
+def _next_deal_or_close(state: TableState) -> Event:
+    rules = state.rules
+    if rules.deals and state.deal_no >= rules.deals:
+        return TableClosed(reason="all rounds played")
+    number = state.deal_no + 1
+    seed = deal_seed(state.seed, number)
+    hands, skat = deal_from_seed(seed)
+    return DealDealt(
+        deal=number,
+        dealer=dealer_seat(number, state.n),
+        seats=deal_seats(number, state.n),
+        hands=tuple(C.codes(h) for h in hands),  # type: ignore[arg-type]
+        skat=C.codes(skat),  # type: ignore[arg-type]
+        seed=seed,
+    )
