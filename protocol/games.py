@@ -37,12 +37,11 @@ class Declaration(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     ouvert: bool = False
 
     def __str__(self) -> str:
-        mods = "".join(
-            flag
-            for flag, on in (("H", self.hand), ("S", self.schneider), ("Z", self.schwarz), ("O", self.ouvert))
-            if on
-        )
-        return GAME_NAMES[self.game] + (f" {mods}" if mods else "")
+        words = [GAME_NAMES[self.game]]
+        for word, on in (("hand", self.hand), ("schneider", self.schneider), ("schwarz", self.schwarz), ("ouvert", self.ouvert)):
+            if on:
+                words.append(word)
+        return " ".join(words)
 
     @property
     def is_null(self) -> bool:

@@ -74,6 +74,29 @@ def matadors(twelve: int, game: str) -> int:
     return n if has else -n
 
 
+def game_value(
+    decl: Declaration, matadors: int, schneider: bool, schwarz: bool, profile: str = "isko"
+) -> tuple[int, int]:
+    """Base and multiplier of a suit game or grand: value = base x multiplier.
+
+    ``schneider``/``schwarz`` say what was reached; announcements add their own steps and the
+    steps they promise whether reached or not.
+    """
+    base = base_value(decl, profile)
+    ouvert_step = decl.ouvert and not (profile == "classic" and decl.game == "G")
+    multiplier = (
+        abs(matadors)
+        + 1
+        + decl.hand
+        + (schneider or decl.schneider)
+        + decl.schneider
+        + (schwarz or decl.schwarz)
+        + decl.schwarz
+        + ouvert_step
+    )
+    return base, multiplier
+
+
 def lost_factor(decl: Declaration, profile: str) -> int:
     """How many times the value a lost game costs: ISkO 2; classic 1 for a hand game."""
     if profile == "classic" and decl.hand:
@@ -113,22 +136,11 @@ def _score_game(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: b
         lost_value = value
     else:
         mats = matadors(deal.twelve_cards(), decl.game)
-        base = base_value(decl, profile)
         # A deal that stopped early by rule is not judged for schneider/schwarz reached (as on
         # ISS): its announcements already carry every step.
         schneider = not early and (points >= 90 or points <= 30)
         schwarz = not early and (tricks == 10 or tricks == 0)
-        ouvert_step = decl.ouvert and not (profile == "classic" and decl.game == "G")
-        mult = (
-            abs(mats)
-            + 1
-            + decl.hand
-            + (schneider or decl.schneider)
-            + decl.schneider
-            + (schwarz or decl.schwarz)
-            + decl.schwarz
-            + ouvert_step
-        )
+        base, mult = game_value(decl, mats, schneider, schwarz, profile)
         value = base * mult
         won = (
             points > 60

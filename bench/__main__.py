@@ -1,0 +1,90 @@
+"""``python -m bench [section ...] [--quick] [--repeats N] [--seed S] [--profile]``.
+
+Sections live in ``SECTIONS``: a name, the module that implements it and a one-line help.
+A section module defines ``run(opts: Options) -> list[Row]`` and, optionally,
+``profile(opts: Options) -> str``. Modules are imported only when their section runs, so a
+section with heavy dependencies (the NATS pipeline) costs nothing to the others. To add one,
+write ``bench/<name>.py`` and add a line to ``SECTIONS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import Options, format_rows
+
+
+@dataclass(frozen=True)
+class Section:
+    module: str
+    help: str
+
+
+SECTIONS: dict[str, Section] = {
+    "engine": Section("bench.engine", "pure rules engine on one core: deals, fold, codec"),
+}
+
+
+def _cpu() -> str:
+    """The CPU model, which ``platform`` does not report on Linux; empty if unknown."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _header(opts: Options) -> str:
+    import msgspec
+
+    impl = f"{platform.python_implementation()} {platform.python_version()}"
+    mode = "quick (not for comparison)" if opts.quick else "full"
+    return (
+        f"skatbus bench | {impl} | msgspec {msgspec.__version__} | {platform.platform()} | {_cpu()}\n"
+        f"mode {mode}, {opts.repeats} timed repeats after a warm-up, best and median shown, seed {opts.seed}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "sections",
+        nargs="*",
+        metavar="section",
+        help="sections to run (default: all): " + "; ".join(f"{k}: {s.help}" for k, s in SECTIONS.items()),
+    )
+    parser.add_argument("--quick", action="store_true", help="short run for smoke tests")
+    parser.add_argument("--repeats", type=int, help="timed repeats per figure (default 7, quick 3)")
+    parser.add_argument("--seed", type=int, default=Options.seed, help="RNG seed of all workloads")
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of each section's hot loop")
+    args = parser.parse_args(argv)
+
+    unknown = [s for s in args.sections if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    names = args.sections or list(SECTIONS)
+    repeats = args.repeats or (3 if args.quick else 7)
+    if repeats < 1:
+        parser.error("--repeats must be at least 1")
+    opts = Options(quick=args.quick, repeats=repeats, seed=args.seed)
+
+    print(_header(opts), flush=True)
+    for name in names:
+        section = SECTIONS[name]
+        module = importlib.import_module(section.module)
+        print(file=sys.stdout)
+        print(format_rows(f"[{name}] {section.help}", module.run(opts)), flush=True)
+        if args.profile and hasattr(module, "profile"):
+            print(module.profile(opts), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

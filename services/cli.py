@@ -1,0 +1,49 @@
+"""The ``skat`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="play a local tournament of built-in bots")
+    run.add_argument("--tables", type=int, default=3)
+    run.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
+    run.add_argument("--seed", default="skatbus")
+    iss = sub.add_parser("iss-check", help="replay ISS records and compare with their published results")
+    iss.add_argument("file")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        from .local import run_local_tournament
+
+        run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)
+        return 0
+    if args.command == "iss-check":
+        return _iss_check(args.file)
+    return 2
+
+
+def _iss_check(path: str) -> int:
+    from protocol.iss import IssFormatError, check, read_records
+
+    counts: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for n, item in enumerate(read_records(f), 1):
+            if isinstance(item, IssFormatError):
+                status, line = "error", f"line {n}: {item}"
+            else:
+                v = check(item)
+                status = v.status
+                detail = v.reason or ", ".join(f"{k}: published {a} engine {b}" for k, (a, b) in v.differences.items())
+                line = f"{item.game_id:>10} {v.status:<8} {detail}"
+            counts[status] = counts.get(status, 0) + 1
+            print(line)
+    print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return 1 if counts.get("differ") or counts.get("error") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
