@@ -165,16 +165,15 @@ class Deal:
         if phase == BIDDING:
             if self.awaiting_answer:
                 return [HOLD, PASS]
-            ladder = self.ladder
-            start = _first_above(ladder, self.bid)
-            return [PASS, *(BIDS[v] for v in ladder[start:])]
+            bids = _BID_ACTIONS[self.rules.profile]
+            return [PASS, *bids[_first_above(self.ladder, self.bid) :]]
         if phase == SKAT:
-            return [PICKUP, *(d for d in HAND_DECLARES if self._declare_error(d) is None)]
+            return [PICKUP, *_declares_for(self.bid, True)]
         if phase == DISCARD:
             hand = C.cards_of(self.hands[self.declarer])
             return [DISCARDS[(a, b)] for i, a in enumerate(hand) for b in hand[i + 1 :]]
         if phase == DECLARE:
-            return [d for d in PICKUP_DECLARES if self._declare_error(d) is None]
+            return list(_declares_for(self.bid, False))
         if phase == DOUBLING:
             return [RE if self.kontra else KONTRA, PASS]
         return []
@@ -496,6 +495,26 @@ class Deal:
         new.resigned = set(self.resigned)
         new.history = list(self.history)
         return new
+
+
+_BID_ACTIONS: Final[dict[str, tuple[Bid, ...]]] = {
+    profile: tuple(BIDS[v] for v in ladder) for profile, ladder in BID_LADDERS.items()
+}
+_DECLARES_CACHE: dict[tuple[int, bool], tuple[Declare, ...]] = {}
+
+
+def _declares_for(bid: int, hand: bool) -> tuple[Declare, ...]:
+    """The declarations allowed after bidding ``bid`` (only null can be too cheap), cached."""
+    key = (bid, hand)
+    found = _DECLARES_CACHE.get(key)
+    if found is None:
+        found = tuple(
+            d
+            for d in (HAND_DECLARES if hand else PICKUP_DECLARES)
+            if d.game != "N" or null_value(Declaration(game="N", hand=hand, ouvert=d.ouvert)) >= bid
+        )
+        _DECLARES_CACHE[key] = found
+    return found
 
 
 def _first_above(ladder: tuple[int, ...], value: int) -> int:
