@@ -53,7 +53,9 @@ def _header(opts: Options) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description="skatbus benchmarks: throughput figures next to their targets."
+    )
     parser.add_argument(
         "sections",
         nargs="*",
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short run for smoke tests")
     parser.add_argument("--repeats", type=int, help="timed repeats per figure (default 7, quick 3)")
     parser.add_argument("--seed", type=int, default=Options.seed, help="RNG seed of all workloads")
-    parser.add_argument("--profile", action="store_true", help="also print a cProfile of each section's hot loop")
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of each section's hot loops")
     args = parser.parse_args(argv)
 
     unknown = [s for s in args.sections if s not in SECTIONS]

@@ -27,9 +27,13 @@ _PATTERN: Final[tuple[int, ...]] = (
 )
 
 
+def _lehmer_number(seed: str) -> int:
+    return int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest(), "big") % _PERMUTATIONS
+
+
 def shuffled_deck(seed: str) -> list[int]:
     """The deck order for ``seed``: a permutation of the 32 cards (see module docstring)."""
-    n = int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest(), "big") % _PERMUTATIONS
+    n = _lehmer_number(seed)
     remaining = list(range(_DECK_SIZE))
     deck = []
     for i in range(_DECK_SIZE):
@@ -47,8 +51,16 @@ def deal_deck(deck: list[int]) -> tuple[tuple[int, int, int], int]:
 
 
 def deal_from_seed(seed: str) -> tuple[tuple[int, int, int], int]:
-    """Hands (forehand, middlehand, rearhand) and skat for ``seed``."""
-    return deal_deck(shuffled_deck(seed))
+    """Hands (forehand, middlehand, rearhand) and skat for ``seed``: ``deal_deck(shuffled_deck(seed))``
+    fused into one loop, because every deal and every replayed deal-dealt event comes through here."""
+    n = _lehmer_number(seed)
+    remaining = list(range(_DECK_SIZE))
+    piles = [0, 0, 0, 0]
+    pattern = _PATTERN
+    for i in range(_DECK_SIZE):
+        n, k = divmod(n, _DECK_SIZE - i)
+        piles[pattern[i]] |= 1 << remaining.pop(k)
+    return (piles[0], piles[1], piles[2]), piles[3]
 
 
 def deal_seed(table_seed: str, deal_number: int) -> str:

@@ -27,6 +27,7 @@ from .commands import (
     RESIGN,
     SHOW,
     BIDS,
+    PLAY,
     Bid,
     Command,
     Declare,
@@ -173,7 +174,7 @@ class TableState:
                     self.events += 1
                     return
                 raise LogError(position, f"not an event: {type(event).__name__}")
-            if not self.opened and type(event) is not TableOpened:
+            if not self.n and type(event) is not TableOpened:
                 raise LogError(position, "the log must start with table_opened")
             handler(self, event)
         except LogError:
@@ -203,8 +204,8 @@ class TableState:
             raise LogError(self.events, f"deal {e.deal} follows deal {self.deal_no}")
         if (e.dealer, tuple(e.seats)) != (dealer_seat(e.deal, self.n), deal_seats(e.deal, self.n)):
             raise LogError(self.events, "dealer or seats do not follow the dealer rotation")
-        hands = tuple(C.parse(h) for h in e.hands)
-        skat = C.parse(e.skat)
+        hands = tuple(_cards_mask(h) for h in e.hands)
+        skat = _cards_mask(e.skat)
         if e.seed and deal_from_seed(e.seed) != (hands, skat):
             raise LogError(self.events, f"the cards do not match seed {e.seed!r}")
         self.deal_no = e.deal
@@ -282,7 +283,7 @@ class TableState:
                 c = INDEX[e.card]
                 if deal.legal_cards() >> c & 1:
                     deal._play(pos, c)
-                    deal.history.append((pos, PlayCard(card=e.card)))
+                    deal.history.append((pos, PLAY[c]))
                     return
         self._player_action(e.seat, PlayCard(card=e.card))
 
@@ -377,6 +378,16 @@ _APPLY = {
 }
 
 
+def _cards_mask(codes: list[str]) -> int:
+    """A card set from codes msgspec already validated; a card listed twice is an error."""
+    m = 0
+    for code in codes:
+        m |= 1 << INDEX[code]
+    if m.bit_count() != len(codes):
+        raise ValueError("a card is listed twice")
+    return m
+
+
 def fold(events: Iterable[Event | UnknownEvent], state: TableState | None = None) -> TableState:
     """The state a sequence of events leads to (continuing ``state`` if given)."""
     state = state if state is not None else TableState()
@@ -390,7 +401,7 @@ def fold(events: Iterable[Event | UnknownEvent], state: TableState | None = None
 
 def due(state: TableState) -> Event | None:
     """The next derived event the table waits for, or None when it waits for a player."""
-    if not state.opened or state.closed:
+    if not state.n or state.closed:
         return None
     deal = state.deal
     if deal is None or state.scored:
