@@ -11,8 +11,8 @@ import msgspec
 
 from . import cards as C
 from .cards import CardCode
-from .commands import Command
-from .events import DealDealt, Discarded, Event, SkatTaken
+from .commands import AnyCommand
+from .events import AnyEvent, DealDealt, Discarded, Event, SkatTaken
 from .games import Declaration
 from .table import TableState
 
@@ -42,9 +42,9 @@ class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True):
     trick: list[CardCode] = []
     """Cards on the table in play order; the leader is ``trick_leader``."""
     trick_leader: int | None = None
-    history: list[Event] = []
+    history: list[AnyEvent] = []
     """This deal's events so far, with hidden cards removed."""
-    legal: list[Command] = []
+    legal: list[AnyCommand] = []
     totals: list[int] = []
     seeger_fabian: list[int] = []
 
@@ -96,5 +96,5 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
     out.trick_leader = seats[deal.leader] if deal.phase == "playing" else None
     out.history = [redact(e, seat) for e in state.deal_events]
     if seat >= 0 and state.to_move == seat:
-        out.legal = state.legal_actions(seat)
+        out.legal = state.legal_actions(seat)  # type: ignore[assignment]
     return out

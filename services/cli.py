@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -13,6 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--tables", type=int, default=3)
     run.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
     run.add_argument("--seed", default="skatbus")
+    svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
+    svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"])
+    svc.add_argument("--nats", default=None, help="server URL (default: $SKAT_NATS_URL or nats://127.0.0.1:4222)")
+    upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
+    upp.add_argument("--nats", default=None, help="use this server instead of starting one (or $SKAT_NATS_URL)")
+    upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
     iss = sub.add_parser("iss-check", help="replay ISS records and compare with their published results")
     iss.add_argument("file")
     args = parser.parse_args(argv)
@@ -21,6 +28,14 @@ def main(argv: list[str] | None = None) -> int:
 
         run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)
         return 0
+    if args.command == "service":
+        from .main import service_main
+
+        return service_main(args.name, args.nats or os.environ.get("SKAT_NATS_URL", "nats://127.0.0.1:4222"))
+    if args.command == "up":
+        from .main import up
+
+        return up(args.nats or os.environ.get("SKAT_NATS_URL"), args.store)
     if args.command == "iss-check":
         return _iss_check(args.file)
     return 2

@@ -1,0 +1,76 @@
+"""Messages between players, operators and the services (besides the events themselves).
+
+Players send commands (``protocol.commands``) as msgpack or JSON and get a ``Reply`` in the
+same encoding. The views service sends each player ``Update`` messages: its view of the
+table and, when it is its turn, the legal actions and the deadline.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+from .commands import AnyCommand
+from .rules import Rules
+from .views import PlayerView
+
+
+class Reply(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The answer to a command or an operator request."""
+
+    ok: bool
+    code: str = ""
+    """Why it was refused: out_of_turn, illegal, malformed, not_seated, busy, ..."""
+    reason: str = ""
+    index: int = -1
+    """Log position of the (last) event the command added."""
+
+
+class OpenTable(msgspec.Struct, kw_only=True):
+    """Operator request: open a table (``skat.admin.open``)."""
+
+    table: str
+    players: list[str]
+    rules: Rules = Rules()
+    seed: str = ""
+
+
+class Update(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a player receives on ``skat.view.<player>.<table>``."""
+
+    view: PlayerView
+    your_turn: bool = False
+    deadline: float = 0.0
+    """Unix time by which the action must arrive (0 when it is not your turn)."""
+    index: int = 0
+    """Log position this view reflects: the events 0..index-1 have happened."""
+
+
+_COMMAND_DECODERS: Final = {
+    "msgpack": msgspec.msgpack.Decoder(AnyCommand),
+    "json": msgspec.json.Decoder(AnyCommand),
+}
+_ENCODERS: Final = {"msgpack": msgspec.msgpack.Encoder(), "json": msgspec.json.Encoder()}
+
+
+def sniff(data: bytes) -> str:
+    """JSON or msgpack? A JSON command is an object, so it starts with ``{`` (after spaces)."""
+    return "json" if data.lstrip()[:1] == b"{" else "msgpack"
+
+
+def decode_command(data: bytes) -> tuple[Any, str]:
+    """(command, format); raises ``msgspec.DecodeError``/``ValidationError`` on bad input."""
+    fmt = sniff(data)
+    return _COMMAND_DECODERS[fmt].decode(data), fmt
+
+
+def encode(obj: object, fmt: str = "msgpack") -> bytes:
+    return _ENCODERS[fmt].encode(obj)
+
+
+def decode(data: bytes, kind: type[Any], fmt: str | None = None) -> Any:
+    fmt = fmt or sniff(data)
+    if fmt == "json":
+        return msgspec.json.decode(data, type=kind)
+    return msgspec.msgpack.decode(data, type=kind)

@@ -1,0 +1,20 @@
+"""Bidding and declaring: bids, holds and passes, the skat, the declaration, Kontra and Re.
+
+It also answers commands nobody can read, so that exactly one service replies to them."""
+
+from __future__ import annotations
+
+from protocol.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
+
+from .runtime import Service
+
+
+class Bidding(Service):
+    name = "bidding"
+    triggers = (
+        "deal_dealt", "bid", "hold", "pass", "bidding_won", "all_passed", "skat_taken", "discarded",
+        "game_declared", "kontra", "re", "timed_out",
+    )  # fmt: skip
+    commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)
+    answers_malformed = True
+    phases = frozenset({"bidding", "skat", "discard", "declare", "doubling"})

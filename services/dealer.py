@@ -1,0 +1,59 @@
+"""The dealer: opens tables, deals every deal (from the table's seed) and closes finished tables."""
+
+from __future__ import annotations
+
+import msgspec
+from nats.aio.msg import Msg
+
+from protocol.events import TableOpened
+from protocol.subjects import ADMIN_OPEN, check_token
+from protocol.wire import OpenTable, Reply, decode, encode, sniff
+
+from .runtime import Service
+from .store import Conflict
+
+
+class Dealer(Service):
+    name = "dealer"
+    triggers = ("table_opened", "deal_scored")
+
+    async def on_start(self) -> None:
+        self._subs.append(await self.nc.subscribe(ADMIN_OPEN, queue=self.name, cb=self._on_open_msg))
+
+    async def _on_open_msg(self, msg: Msg) -> None:
+        self._spawn(self._on_open(msg))
+
+    async def _on_open(self, msg: Msg) -> None:
+        fmt = sniff(msg.data)
+        try:
+            request: OpenTable = decode(msg.data, OpenTable, fmt)
+            check_token("table", request.table)
+            for player in request.players:
+                check_token("player", player)
+            if len(set(request.players)) != len(request.players):
+                raise ValueError("a player can hold only one seat")
+            if len(request.players) != request.rules.players:
+                raise ValueError(f"{len(request.players)} players for a {request.rules.players}-player table")
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+            await self._reply(msg, Reply(ok=False, code="malformed", reason=str(exc)), fmt)
+            return
+        table = self._table(request.table)
+        async with table.lock:
+            await self.catch_up(table)
+            if table.state.n:
+                reply = Reply(ok=False, code="exists", reason=f"table {request.table} is already open")
+            else:
+                opened = TableOpened(
+                    table=request.table,
+                    players=request.players,
+                    rules=request.rules,
+                    seed=request.seed or request.table,
+                )
+                try:
+                    await self.append(table, [opened])
+                    await self.settle(table)
+                    reply = Reply(ok=True, index=0)
+                except Conflict:
+                    reply = Reply(ok=False, code="exists", reason=f"table {request.table} is already open")
+        self.log.info("table_opened" if reply.ok else "open_refused", table=request.table, reason=reply.reason)
+        await self._reply(msg, reply, fmt)

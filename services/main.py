@@ -1,0 +1,110 @@
+"""Running services: one per process (``skat service NAME``) or all of them (``skat up``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from types import FrameType
+from typing import Final
+
+from . import logs
+from .bidding import Bidding
+from .dealer import Dealer
+from .natsserver import EmbeddedServer
+from .play import Play
+from .runtime import Service, connect
+from .scoring import Scoring
+from .views import Views
+
+SERVICES: Final[dict[str, type[Service]]] = {
+    "dealer": Dealer,
+    "bidding": Bidding,
+    "play": Play,
+    "scoring": Scoring,
+    "views": Views,
+}
+DEFAULT_URL_ENV: Final = "SKAT_NATS_URL"
+
+
+async def run_service(name: str, url: str, instance: str = "") -> None:
+    """Run one service until SIGINT/SIGTERM."""
+    nc = await connect(url, f"skat-{name}")
+    service = SERVICES[name](nc, instance=instance or str(os.getpid()))
+    await service.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await service.stop()
+    await nc.drain()
+
+
+def service_main(name: str, url: str) -> int:
+    logs.configure()
+    _run(run_service(name, url))
+    return 0
+
+
+def _run(coro: object) -> None:
+    """uvloop when it is installed (faster request/reply and acked publishes), else asyncio."""
+    try:
+        import uvloop
+
+        uvloop.run(coro)  # type: ignore[arg-type]
+    except ImportError:
+        asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def spawn_services(url: str, names: tuple[str, ...] = tuple(SERVICES), env: dict[str, str] | None = None) -> list[subprocess.Popen[bytes]]:
+    """Start each service as its own process."""
+    return [
+        subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", url], env=env)
+        for name in names
+    ]
+
+
+def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def up(url: str | None, store_dir: str | None = None) -> int:
+    """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C."""
+    logs.configure()
+    log = logs.get(command="up")
+    server = None
+    if url is None:
+        server = EmbeddedServer(store_dir=store_dir).start()
+        url = server.url
+        log.info("nats_started", url=url, pid=server.pid, store=server.store_dir)
+    procs = spawn_services(url)
+    log.info("services_started", pids=[p.pid for p in procs], url=url)
+    print(f"skatbus is up on {url} (Ctrl-C stops it)", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+        log.error("service_exited", codes=[p.returncode for p in procs])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_processes(procs)
+        if server is not None:
+            server.stop(remove_store=store_dir is None)
+    return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

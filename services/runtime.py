@@ -1,0 +1,372 @@
+"""The loop every service shares: consume, fold, decide, append. Services differ only in what
+they react to and what they own (see ``dealer.py``, ``bidding.py``, ``play.py``, ...).
+
+A service keeps a cache of table states, each rebuilt from the log on first use and kept
+current from its consumer and from the tail of the table's log. Nothing in the cache is
+needed after a crash: a new instance rebuilds it. Per table, work is serialised by a lock;
+different tables proceed concurrently.
+
+- Triggers: a durable pull consumer (one per service, shared by its instances) filtered to the
+  event kinds the service reacts to. A message is acknowledged only after the service has
+  appended everything it owes for that table, so a crash in between redelivers it.
+- Owed events: ``protocol.table.due`` names the next derived event; the service appends it when
+  ``OWNER`` says it is its own.
+- Commands: player requests on ``skat.cmd.<player>.<table>`` (queue group per service); the seat
+  comes from the subject, never from the payload.
+- Deadlines: the service that owns the phase of the seat to move arms a timer at the time the
+  last event was stored plus ``Rules.turn_seconds``; when it fires it appends the time-out and
+  the default action. The deadline is rebuilt from the log after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import msgspec
+import nats
+import nats.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+from protocol.commands import Command
+from protocol.decide import Rejection, decide, timeout
+from protocol.events import Event, TableOpened, UnknownEvent
+from protocol.subjects import COMMANDS_ALL, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
+from protocol.table import OWNER, LogError, TableState, due
+from protocol.wire import Reply, decode_command, encode
+
+from . import logs
+from .store import Conflict, EventStore, Stored, StoreFull, index_of
+
+ACK_WAIT = 30.0
+
+
+@dataclass
+class Table:
+    """A table in a service's cache."""
+
+    id: str
+    state: TableState = field(default_factory=TableState)
+    last_seq: int = 0
+    """Stream sequence of the last applied event."""
+    last_time: float = 0.0
+    """Unix time at which the last applied event was stored."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.Task[None] | None = None
+    broken: str = ""
+    """Why the log cannot be folded (the table is left alone), or empty."""
+
+
+async def connect(url: str, name: str, **options: Any) -> Client:
+    """A connection whose problems are logged, never silent (slow consumers are only reported
+    through ``error_cb``)."""
+    log = logs.get(connection=name)
+
+    async def error_cb(exc: Exception) -> None:
+        log.warning("nats_error", error=repr(exc))
+
+    async def disconnected_cb() -> None:
+        log.warning("nats_disconnected")
+
+    async def reconnected_cb() -> None:
+        log.info("nats_reconnected", url=str(nc.connected_url.netloc if nc.connected_url else ""))
+
+    nc = await nats.connect(
+        url,
+        name=name,
+        error_cb=error_cb,
+        disconnected_cb=disconnected_cb,
+        reconnected_cb=reconnected_cb,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        **options,
+    )
+    return nc
+
+
+class Service:
+    """Base class: subclasses set the class attributes and, rarely, override a hook."""
+
+    name: ClassVar[str] = "service"
+    triggers: ClassVar[tuple[str, ...]] = ()
+    """Event kinds (``card_played`` ...) the consumer delivers; ``("*",)`` for all."""
+    commands: ClassVar[tuple[type[Command], ...]] = ()
+    """Command types this service answers."""
+    answers_malformed: ClassVar[bool] = False
+    """Exactly one service answers commands that cannot be decoded."""
+    phases: ClassVar[frozenset[str]] = frozenset()
+    """Deal phases whose deadlines this service enforces."""
+
+    def __init__(self, nc: Client, instance: str = "") -> None:
+        self.nc = nc
+        self.store = EventStore(nc)
+        self.tables: dict[str, Table] = {}
+        self.log = logs.get(service=self.name, instance=instance or None)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping = asyncio.Event()
+        self._subs: list[Any] = []
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.store.ensure_stream()
+        if self.triggers:
+            await self._ensure_consumer()
+            self._spawn(self._consume())
+        if self.commands or self.answers_malformed:
+            self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
+        await self.on_start()
+        if self.phases:
+            self._spawn(self._recover_deadlines())
+        self.log.info("service_started")
+
+    async def on_start(self) -> None:
+        """Hook: extra subscriptions."""
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        for sub in self._subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        for table in self.tables.values():
+            if table.timer:
+                table.timer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.log.info("service_stopped")
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("task_failed", error=repr(task.exception()))
+
+    # --- the table cache ---------------------------------------------------------------
+
+    def _table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.tables[table_id] = Table(table_id)
+        return table
+
+    def _apply(self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float) -> bool:
+        """Apply one stored event if it is the next one; False if it was already applied."""
+        if table.broken or index < table.state.events:
+            return False
+        if index != table.state.events:
+            raise LookupError(f"{table.id}: event {index} arrived before {table.state.events}")
+        try:
+            table.state.apply(event)
+        except LogError as exc:
+            table.broken = str(exc)
+            self.log.error("log_does_not_fold", table=table.id, error=str(exc))
+            return False
+        table.last_seq = seq
+        table.last_time = stored_at
+        self.log.debug("event", table=table.id, index=index, kind=type(event).__name__)
+        self.on_applied(table, index, event)
+        return True
+
+    def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
+        """Hook: called for every event applied to a cached table, in log order."""
+
+    async def catch_up(self, table: Table) -> None:
+        """Apply every event of the table's log that the cache has not seen yet."""
+        for stored in await self.store.read(table.id, after_seq=table.last_seq):
+            self._apply(table, stored.index, stored.event, stored.seq, stored.time_ns / 1e9)
+
+    async def append(self, table: Table, events: Iterable[Event]) -> None:
+        """Append events in order after the cached state; raises ``Conflict`` if beaten."""
+        for event in events:
+            index = table.state.events
+            seq = await self.store.append(table.id, index, event, table.last_seq)
+            self._apply(table, index, event, seq, time.time())
+
+    async def settle(self, table: Table) -> None:
+        """Append every derived event the table owes that this service owns."""
+        while not table.broken:
+            owed = due(table.state)
+            if owed is None or OWNER.get(type(owed)) != self.name:
+                return
+            try:
+                await self.append(table, [owed])
+            except Conflict:
+                await self.catch_up(table)
+
+    # --- triggers ----------------------------------------------------------------------
+
+    async def _ensure_consumer(self) -> None:
+        js = self.store.js
+        subjects = [LOG_ALL] if self.triggers == ("*",) else [log_kind(k) for k in self.triggers]
+        config = ConsumerConfig(
+            durable_name=f"skat-{self.name}",
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.EXPLICIT,
+            ack_wait=ACK_WAIT,
+            max_ack_pending=20_000,
+            filter_subjects=subjects if len(subjects) > 1 else None,
+            filter_subject=subjects[0] if len(subjects) == 1 else None,
+        )
+        await js.add_consumer(STREAM, config)
+        self._pull = await js.pull_subscribe_bind(durable=f"skat-{self.name}", stream=STREAM)
+
+    async def _consume(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                msgs = await self._pull.fetch(batch=256, timeout=1.0)
+            except (asyncio.TimeoutError, nats.errors.TimeoutError):
+                continue
+            except Exception as exc:  # connection trouble: keep going, the server redelivers
+                self.log.warning("fetch_failed", error=repr(exc))
+                await asyncio.sleep(0.2)
+                continue
+            by_table: dict[str, list[Msg]] = {}
+            for msg in msgs:
+                table_id, _ = parse_log_subject(msg.subject)
+                by_table.setdefault(table_id, []).append(msg)
+            await asyncio.gather(*(self._on_trigger(t, ms) for t, ms in by_table.items()))
+
+    async def _on_trigger(self, table_id: str, msgs: list[Msg]) -> None:
+        table = self._table(table_id)
+        try:
+            async with table.lock:
+                for msg in msgs:
+                    meta = msg.metadata
+                    index = index_of((msg.headers or {}).get("Nats-Msg-Id", ":-1"))
+                    if index == table.state.events:
+                        event = self.store.codec.decode(msg.data)
+                        self._apply(table, index, event, meta.sequence.stream, meta.timestamp.timestamp())
+                    elif index > table.state.events:
+                        await self.catch_up(table)
+                await self.settle(table)
+                await self.after_change(table)
+            for msg in msgs:
+                await msg.ack()
+        except (Conflict, StoreFull, LookupError, TimeoutError) as exc:
+            # Not acknowledged: the consumer redelivers after ACK_WAIT and we try again.
+            self.log.warning("trigger_failed", table=table_id, error=repr(exc))
+
+    async def after_change(self, table: Table) -> None:
+        """Hook: after the service caught up with a table (and appended what it owes)."""
+        self._arm_deadline(table)
+
+    # --- commands ----------------------------------------------------------------------
+
+    async def _on_command_msg(self, msg: Msg) -> None:
+        self._spawn(self._on_command(msg))
+
+    async def _on_command(self, msg: Msg) -> None:
+        try:
+            player, table_id = parse_command_subject(msg.subject)
+        except ValueError:
+            return
+        try:
+            command, fmt = decode_command(msg.data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if self.answers_malformed:
+                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"))
+            return
+        if not isinstance(command, self.commands):
+            return
+        log = self.log.bind(table=table_id, player=player)
+        table = self._table(table_id)
+        async with table.lock:
+            try:
+                reply = await self._handle_command(table, player, command)
+            except StoreFull as exc:
+                reply = Reply(ok=False, code="unavailable", reason=str(exc))
+            except (TimeoutError, asyncio.TimeoutError) as exc:
+                reply = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc}")
+            await self.after_change(table)
+        log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
+        await self._reply(msg, reply, fmt)
+
+    async def _handle_command(self, table: Table, player: str, command: Command) -> Reply:
+        await self.catch_up(table)
+        state = table.state
+        if table.broken:
+            return Reply(ok=False, code="unavailable", reason="this table's log is damaged")
+        if not state.n:
+            return Reply(ok=False, code="no_table", reason=f"no table {table.id!r}")
+        if player not in state.players:
+            return Reply(ok=False, code="not_seated", reason=f"{player} does not sit at table {table.id}")
+        seat = state.players.index(player)
+        for _ in range(5):
+            await self.settle(table)
+            result = decide(state, seat, command)
+            if isinstance(result, Rejection):
+                return Reply(ok=False, code=result.code, reason=result.reason)
+            try:
+                await self.append(table, result)
+            except Conflict:
+                await self.catch_up(table)
+                continue
+            await self.settle(table)
+            return Reply(ok=True, index=state.events - 1)
+        return Reply(ok=False, code="busy", reason="the table is busy; retry")
+
+    async def _reply(self, msg: Msg, reply: Reply, fmt: str = "msgpack") -> None:
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await self.nc.publish(msg.reply, encode(reply, fmt))
+
+    # --- deadlines ---------------------------------------------------------------------
+
+    def _owns_turn(self, state: TableState) -> bool:
+        deal = state.deal
+        return bool(self.phases) and state.to_move is not None and deal is not None and deal.phase in self.phases
+
+    def _arm_deadline(self, table: Table) -> None:
+        if not self.phases:
+            return
+        if table.timer is not None:
+            table.timer.cancel()
+            table.timer = None
+        state = table.state
+        if table.broken or not self._owns_turn(state):
+            return
+        deadline = table.last_time + state.rules.turn_seconds
+        table.timer = self._spawn(self._expire(table, state.events, deadline))
+
+    async def _expire(self, table: Table, index: int, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        table.timer = None
+        async with table.lock:
+            await self.catch_up(table)
+            state = table.state
+            if state.events == index and self._owns_turn(state):
+                events = timeout(state)
+                if events:
+                    self.log.info("timed_out", table=table.id, seat=state.to_move, index=index)
+                    with contextlib.suppress(Conflict):
+                        await self.append(table, events)
+                    await self.settle(table)
+            await self.after_change(table)
+
+    async def _recover_deadlines(self) -> None:
+        """After a (re)start: find tables waiting for a player and arm their deadlines."""
+        try:
+            latest = await self.store.last_events()
+        except Exception as exc:
+            self.log.warning("recovery_failed", error=repr(exc))
+            return
+        for table_id, stored in latest.items():
+            if stored.subject.endswith(".table_closed"):
+                continue
+            table = self._table(table_id)
+            async with table.lock:
+                await self.catch_up(table)
+                await self.settle(table)
+                await self.after_change(table)

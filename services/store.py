@@ -1,0 +1,212 @@
+"""The event store: every table's log in one JetStream stream, one subject family per table.
+
+Appends are optimistic: each carries the stream sequence of the table's last event
+(``Nats-Expected-Last-Subject-Sequence`` over the table's subject family), so of two writers
+racing on one table exactly one wins and the other gets ``Conflict``, re-reads and re-decides.
+Each append also carries the deterministic id ``<table>:<index>`` (``Nats-Msg-Id``), so a
+retried publish is never stored twice.
+
+nats-py's ``js.publish`` does not retry, and after a time-out the outcome is unknown (the
+publish may still land after a reconnect). ``append`` therefore retries, and on a "wrong last
+sequence" answer re-reads the table's tail: if the event at our index is byte-for-byte ours,
+our earlier attempt landed and the append succeeded.
+
+Reading a table uses batched direct gets (no consumer is created per read: hundreds of
+throw-away consumers exhaust the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Final, NamedTuple
+
+import nats.errors
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.errors import APIError
+
+from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
+from protocol.subjects import LOG_ALL, STREAM, event_name, log_subject, table_log
+
+WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
+DEFAULT_MAX_BYTES: Final = 1 << 30
+
+
+class Conflict(Exception):
+    """Another writer appended to the table first; re-read and decide again."""
+
+
+class StoreFull(Exception):
+    """The stream reached its size bound and refuses new events (discard=new)."""
+
+
+class Stored(NamedTuple):
+    """One event as stored: stream sequence, position in the table's log, time (ns), event."""
+
+    subject: str
+    seq: int
+    index: int
+    time_ns: int
+    event: Event | UnknownEvent
+    data: bytes
+
+
+def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int = 1) -> StreamConfig:
+    return StreamConfig(
+        name=STREAM,
+        subjects=[LOG_ALL],
+        storage=StorageType.FILE,
+        retention=RetentionPolicy.LIMITS,
+        discard=DiscardPolicy.NEW,
+        max_bytes=max_bytes,
+        duplicate_window=120.0,
+        allow_direct=True,
+        num_replicas=replicas,
+    )
+
+
+def msg_id(table: str, index: int) -> str:
+    return f"{table}:{index}"
+
+
+def index_of(msg_id_value: str) -> int:
+    return int(msg_id_value.rpartition(":")[2])
+
+
+class EventStore:
+    """Append to and read from table logs in the ``SKAT`` stream."""
+
+    def __init__(self, nc: Client, codec: Codec = MSGPACK, timeout: float = 5.0, retries: int = 4) -> None:
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream(timeout=timeout)
+        self.codec = codec
+        self.timeout = timeout
+        self.retries = retries
+        self._names = {t: event_name(tag) for t, tag in TAGS.items()}
+
+    async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        """Create the stream if it is missing (idempotent; an existing stream is kept as it is)."""
+        try:
+            await self.js.stream_info(STREAM)
+        except nats.js.errors.NotFoundError:
+            try:
+                await self.js.add_stream(stream_config(max_bytes))
+            except APIError as exc:  # another process created it in between
+                if exc.err_code != 10058:
+                    raise
+
+    def subject(self, table: str, event: Event) -> str:
+        return log_subject(table, self._names[type(event)])
+
+    async def append(self, table: str, index: int, event: Event, expected_seq: int) -> int:
+        """Append ``event`` as entry ``index`` of ``table`` after stream sequence ``expected_seq``
+        (0 for an empty table). Returns the new sequence; raises ``Conflict`` or ``StoreFull``."""
+        data = self.codec.encode(event)
+        subject = self.subject(table, event)
+        my_id = msg_id(table, index)
+        headers = {
+            "Nats-Msg-Id": my_id,
+            "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
+            "Nats-Expected-Last-Subject-Sequence-Subject": table_log(table),
+        }
+        last_error: Exception | None = None
+        for attempt in range(self.retries):
+            try:
+                ack = await self.js.publish(subject, data, headers=dict(headers), timeout=self.timeout)
+                return ack.seq
+            except (nats.errors.TimeoutError, asyncio.TimeoutError, nats.errors.NoRespondersError) as exc:
+                # Unknown outcome: it may still land. Retrying is safe (same id, same expectation).
+                last_error = exc
+                await asyncio.sleep(0.05 * (attempt + 1))
+            except APIError as exc:
+                if exc.err_code in WRONG_LAST_SEQUENCE:
+                    landed = await self._landed(table, expected_seq, my_id, data)
+                    if landed is not None:
+                        return landed
+                    raise Conflict(f"{table}: entry {index} was written by someone else") from exc
+                if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
+                    raise StoreFull(f"the event store is full: {exc.description}") from exc
+                raise
+        raise TimeoutError(f"append to {table} failed after {self.retries} attempts: {last_error!r}")
+
+    async def _landed(self, table: str, expected_seq: int, my_id: str, data: bytes) -> int | None:
+        """The sequence of our own event if an earlier attempt of this append was stored."""
+        after = await self.read(table, after_seq=expected_seq, limit=1)
+        if after and after[0].data == data and msg_id(table, after[0].index) == my_id:
+            return after[0].seq
+        return None
+
+    async def read(self, table: str, after_seq: int = 0, limit: int | None = None) -> list[Stored]:
+        """The table's events with stream sequence > ``after_seq``, in order."""
+        out: list[Stored] = []
+        start = after_seq + 1
+        while True:
+            batch = 1000 if limit is None else min(1000, limit - len(out))
+            part, pending = await self._direct_get({"seq": start, "next_by_subj": table_log(table), "batch": batch})
+            out.extend(part)
+            if not part or pending == 0 or (limit is not None and len(out) >= limit):
+                return out
+            start = part[-1].seq + 1
+
+    async def last_events(self) -> dict[str, Stored]:
+        """The last stored event of every table (one batched request per 1,000 subjects)."""
+        latest: dict[str, Stored] = {}
+        part, _ = await self._direct_get({"multi_last": [LOG_ALL], "batch": 100_000})
+        for stored in part:
+            table = stored.subject.split(".")[2]
+            if table not in latest or latest[table].seq < stored.seq:
+                latest[table] = stored
+        return latest
+
+    async def _direct_get(self, request: dict[str, object]) -> tuple[list[Stored], int]:
+        out: list[Stored] = []
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, str]] = loop.create_future()
+        decode = self.codec.decode
+
+        async def on_msg(msg: Msg) -> None:
+            h = msg.headers or {}
+            if "Status" in h and not msg.data:
+                if not done.done():
+                    done.set_result(h)
+                return
+            mid = h.get("Nats-Msg-Id", "")
+            out.append(
+                Stored(
+                    subject=h["Nats-Subject"],
+                    seq=int(h["Nats-Sequence"]),
+                    index=index_of(mid) if mid else -1,
+                    time_ns=_parse_time(h.get("Nats-Time-Stamp", "")),
+                    event=decode(msg.data),
+                    data=msg.data,
+                )
+            )
+
+        inbox = self.nc.new_inbox()
+        sub = await self.nc.subscribe(inbox, cb=on_msg)
+        try:
+            await self.nc.publish(f"$JS.API.DIRECT.GET.{STREAM}", json.dumps(request).encode(), reply=inbox)
+            status = await asyncio.wait_for(done, self.timeout)
+        finally:
+            await sub.unsubscribe()
+        code = status.get("Status")
+        if code == "204":
+            return out, int(status.get("Nats-Num-Pending", 0) or 0)
+        if code == "404":
+            return out, 0
+        raise RuntimeError(f"direct get failed: {code} {status.get('Description', '')}")
+
+
+def _parse_time(stamp: str) -> int:
+    """Nanoseconds since the epoch from an RFC 3339 time with up to nanosecond digits."""
+    if not stamp:
+        return 0
+    from datetime import datetime, timezone
+
+    date, _, rest = stamp.partition(".")
+    frac = "".join(ch for ch in rest if ch.isdigit())
+    base = datetime.strptime(date.rstrip("Z"), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(base.timestamp()) * 1_000_000_000 + int((frac + "000000000")[:9])

