@@ -281,15 +281,17 @@ class Deal:
         self.trick_counts[winner] += 1
         self.trick = []
         self.leader = self.to_move = winner
+        decl = self.declaration
+        if decl is not None and (winner == self.declarer) == (decl.game == "N"):
+            # Null lost at the declarer's first trick; schwarz announced lost at the defenders'.
+            if decl.game == "N":
+                self._end(NULL_TRICK)
+                return
+            if decl.schwarz:
+                self._end(SCHWARZ_MISSED)
+                return
         if len(self.tricks) == 10:
             self._end(PLAYED_OUT)
-        elif self.declaration is not None:
-            decl = self.declaration
-            if decl.game == "N":
-                if winner == self.declarer:
-                    self._end(NULL_TRICK)
-            elif decl.schwarz and winner != self.declarer:
-                self._end(SCHWARZ_MISSED)
 
     def _bid(self, pos: int, action: Bid) -> None:
         self.bid = action.value

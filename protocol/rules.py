@@ -6,6 +6,7 @@ was played under and replays the same way whatever the defaults become later.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import msgspec
@@ -40,8 +41,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=Tr
             raise ValueError("a table has 3 or 4 players")
         if self.rounds < 0:
             raise ValueError("rounds must be >= 0")
-        if self.turn_seconds <= 0:
-            raise ValueError("turn_seconds must be > 0")
+        if not math.isfinite(self.turn_seconds) or self.turn_seconds <= 0:
+            raise ValueError("turn_seconds must be a finite number > 0")
 
     @property
     def deals(self) -> int:

@@ -222,6 +222,8 @@ class TableState:
 
     def _player_action(self, seat: int, command: Command) -> None:
         deal = self.deal
+        if self.closed:
+            raise LogError(self.events, "the table is closed")
         if deal is None or self.scored:
             raise LogError(self.events, "no deal in progress")
         owed = due(self)
@@ -275,6 +277,7 @@ class TableState:
         if (
             deal is not None
             and deal.phase == "playing"
+            and not self.closed
             and self.bidding_logged
             and self.tricks_logged == len(deal.tricks)
         ):

@@ -41,7 +41,7 @@ async def run_service(name: str, url: str, instance: str = "") -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await service.stop()
-    await nc.drain()
+    await nc.close()  # subscriptions are gone already; a drain would wait on the pull consumer
 
 
 def service_main(name: str, url: str) -> int:

@@ -44,7 +44,7 @@ from protocol.wire import Reply, decode_command, encode
 from . import logs
 from .store import Conflict, EventStore, Stored, StoreFull, index_of
 
-ACK_WAIT = 30.0
+ACK_WAIT = 5.0
 
 
 @dataclass
@@ -122,8 +122,8 @@ class Service:
         if self.commands or self.answers_malformed:
             self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
         await self.on_start()
-        if self.phases:
-            self._spawn(self._recover_deadlines())
+        if self.owns_events:
+            self._spawn(self._recover())
         self.log.info("service_started")
 
     async def on_start(self) -> None:
@@ -355,8 +355,13 @@ class Service:
                     await self.settle(table)
             await self.after_change(table)
 
-    async def _recover_deadlines(self) -> None:
-        """After a (re)start: find tables waiting for a player and arm their deadlines."""
+    @property
+    def owns_events(self) -> bool:
+        return self.name in OWNER.values()
+
+    async def _recover(self) -> None:
+        """After a (re)start: append what open tables owe us and arm their deadlines, without
+        waiting for the consumer to redeliver what a dead instance left unacknowledged."""
         try:
             latest = await self.store.last_events()
         except Exception as exc:

@@ -1,0 +1,142 @@
+"""Faults: killed services, competing instances, duplicate publishes, bad commands, silent players."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from nats.aio.client import Client
+
+from protocol.commands import Bid, Pass, PlayCard
+from protocol.events import DealDealt, PlayerTimedOut, TableOpened
+from protocol.rules import Rules
+from protocol.subjects import command_subject
+from protocol.table import fold
+from protocol.wire import OpenTable, Reply, decode, encode
+from services.bots import hashed_policy
+from services.player import RemotePlayer
+from services.store import EventStore
+
+from .conftest import Stack, open_table, wait_closed
+from .test_table_over_bus import PLAYERS, pure_log
+
+RULES = Rules(rounds=2, kontra=True, turn_seconds=60)
+
+
+async def _players(nc: Client) -> list[RemotePlayer]:
+    players = [RemotePlayer(nc, p, hashed_policy("f"), request_timeout=1.0) for p in PLAYERS]
+    for p in players:
+        await p.start()
+    return players
+
+
+async def _wait_events(nc: Client, table: str, count: int, timeout: float = 30.0) -> None:
+    store = EventStore(nc)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while len(await store.read(table)) < count:
+        if loop.time() > end:
+            raise TimeoutError(f"{table} has fewer than {count} events")
+        await asyncio.sleep(0.005)
+
+
+@pytest.mark.parametrize("victim", ["dealer", "bidding", "play", "scoring", "views"])
+async def test_sigkill_mid_deal_loses_nothing(stack: Stack, nc: Client, victim: str) -> None:
+    players = await _players(nc)
+    assert (await open_table(nc, OpenTable(table="k", players=PLAYERS, rules=RULES, seed="kill"))).ok
+    await _wait_events(nc, "k", 12)  # inside the first deal
+    stack.kill(victim)
+    await asyncio.sleep(0.5)
+    stack.start(victim)
+    log = await wait_closed(nc, "k")
+    for p in players:
+        await p.stop()
+    assert log == pure_log("k", RULES, "kill", "f")
+
+
+async def test_two_instances_of_each_writer(stack: Stack, nc: Client) -> None:
+    for name in ("dealer", "bidding", "play", "scoring"):
+        stack.start(name)
+    players = await _players(nc)
+    for t in ("d1", "d2", "d3"):
+        assert (await open_table(nc, OpenTable(table=t, players=PLAYERS, rules=RULES, seed=t))).ok
+    for t in ("d1", "d2", "d3"):
+        log = await wait_closed(nc, t)
+        # Equal to the pure engine: nothing written twice, nothing out of order.
+        assert log == pure_log(t, RULES, t, "f")
+    for p in players:
+        await p.stop()
+
+
+async def test_duplicate_publish_is_stored_once(nc: Client) -> None:
+    store = EventStore(nc)
+    await store.ensure_stream()
+    opened = TableOpened(table="dup", players=PLAYERS, rules=Rules(), seed="x")
+    seq = await store.append("dup", 0, opened, 0)
+    # The same append again (as after a lost acknowledgement): the same sequence, nothing new.
+    assert await store.append("dup", 0, opened, 0) == seq
+    # A raw publish with the same message id inside the duplicate window is dropped by the server.
+    ack = await store.js.publish(store.subject("dup", opened), store.codec.encode(opened), headers={"Nats-Msg-Id": "dup:0"})
+    assert ack.duplicate and ack.seq == seq
+    assert [s.seq for s in await store.read("dup")] == [seq]
+
+
+async def _ask(nc: Client, player: str, table: str, data: bytes) -> Reply:
+    msg = await nc.request(command_subject(player, table), data, timeout=5.0)
+    return decode(msg.data, Reply)  # type: ignore[no-any-return]
+
+
+async def test_bad_commands_are_answered_and_change_nothing(stack: Stack, nc: Client) -> None:
+    assert (await open_table(nc, OpenTable(table="bad", players=PLAYERS, rules=RULES, seed="bad"))).ok
+    store = EventStore(nc)
+    await _wait_events(nc, "bad", 2)  # opened and dealt: middlehand (bob) is to bid
+    before = await store.read("bad")
+    cases = [
+        ("bob", b"\xc1\xff garbage", "malformed"),
+        ("bob", b'{"type": "bid", "value": "lots"}', "malformed"),
+        ("bob", b'{"type": "teleport"}', "malformed"),
+        ("ann", encode(Bid(value=18)), "out_of_turn"),
+        ("bob", encode(Bid(value=19)), "illegal"),
+        ("bob", encode(PlayCard(card="CJ")), "illegal"),
+        ("zed", encode(Pass()), "not_seated"),
+    ]
+    for player, data, code in cases:
+        reply = await _ask(nc, player, "bad", data)
+        assert (reply.ok, reply.code) == (False, code), (player, data, reply)
+        assert reply.reason
+    json_reply = await _ask(nc, "ann", "bad", b'{"type": "pass"}')
+    assert json_reply.code == "out_of_turn" and "bob" in json_reply.reason
+    assert await store.read("bad") == before
+    # The services are still up and a good command works.
+    assert (await _ask(nc, "bob", "bad", encode(Bid(value=18)))).ok
+    assert len(await store.read("bad")) == len(before) + 1
+    assert all(stack.alive(n) for n in ("dealer", "bidding", "play", "scoring", "views"))
+
+
+async def test_silent_players_are_timed_out_even_across_a_restart(stack: Stack, nc: Client) -> None:
+    rules = Rules(rounds=1, turn_seconds=0.4)
+    assert (await open_table(nc, OpenTable(table="quiet", players=PLAYERS, rules=rules, seed="q"))).ok
+    await _wait_events(nc, "quiet", 4)  # the first time-out happened
+    stack.kill("bidding")
+    await asyncio.sleep(0.6)  # a deadline passes while nobody owns it
+    stack.start("bidding")
+    log = await wait_closed(nc, "quiet", timeout=60)
+    timeouts = [e for e in log if isinstance(e, PlayerTimedOut)]
+    assert len(timeouts) == 9  # three deals, everyone passes by default
+    assert sum(isinstance(e, DealDealt) for e in log) == 3
+    assert [row.result.kind for row in fold(log).sheet] == ["passed"] * 3
+
+
+async def test_a_silent_player_among_bots_is_timed_out_and_the_table_finishes(stack: Stack, nc: Client) -> None:
+    rules = Rules(rounds=1, turn_seconds=0.3)
+    bots = [RemotePlayer(nc, p, hashed_policy("s"), request_timeout=1.0) for p in PLAYERS[:2]]
+    for b in bots:
+        await b.start()
+    assert (await open_table(nc, OpenTable(table="mixed", players=PLAYERS, rules=rules, seed="m"))).ok
+    log = await wait_closed(nc, "mixed", timeout=90)
+    for b in bots:
+        await b.stop()
+    silent = PLAYERS.index("cyd")
+    timeouts = [e for e in log if isinstance(e, PlayerTimedOut)]
+    assert timeouts and all(e.seat == silent for e in timeouts)
+    fold(log)  # a sound log
