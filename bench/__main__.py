@@ -27,6 +27,7 @@ class Section:
 
 SECTIONS: dict[str, Section] = {
     "engine": Section("bench.engine", "pure rules engine on one core: deals, fold, codec"),
+    "pipeline": Section("bench.pipeline", "whole deals through the five services over a real nats-server"),
 }
 
 

@@ -45,8 +45,22 @@ async def run_service(name: str, url: str, instance: str = "") -> None:
 
 
 def service_main(name: str, url: str) -> int:
+    """Run one service in this process. With ``SKAT_PROFILE_DIR`` set, the run is profiled
+    and the stats are written there as ``<name>-<pid>.prof`` (what ``make bench`` reads)."""
     logs.configure()
-    _run(run_service(name, url))
+    profile_dir = os.environ.get("SKAT_PROFILE_DIR")
+    if not profile_dir:
+        _run(run_service(name, url))
+        return 0
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        _run(run_service(name, url))
+    finally:
+        profiler.disable()
+        profiler.dump_stats(os.path.join(profile_dir, f"{name}-{os.getpid()}.prof"))
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Any, Protocol
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -18,11 +18,27 @@ from .bots import KeyedPolicy
 RETRY_CODES = frozenset({"busy", "unavailable"})
 
 
+class Observer(Protocol):
+    """Told when a prompt arrives and when a command goes out (the benchmark's stopwatch)."""
+
+    def prompted(self, table: str) -> None: ...
+
+    def sent(self, table: str) -> None: ...
+
+
 class RemotePlayer:
     """Plays every table it is seated at: one prompt, one command, until stopped."""
 
-    def __init__(self, nc: Client, player: str, policy: KeyedPolicy, request_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        nc: Client,
+        player: str,
+        policy: KeyedPolicy,
+        request_timeout: float = 5.0,
+        observer: Observer | None = None,
+    ) -> None:
         self.nc = nc
+        self.observer = observer
         self.player = player
         self.policy = policy
         self.request_timeout = request_timeout
@@ -49,6 +65,8 @@ class RemotePlayer:
         if not update.your_turn or self.answered.get(table, -1) >= update.index:
             return
         self.answered[table] = update.index
+        if self.observer is not None:
+            self.observer.prompted(table)
         task = asyncio.ensure_future(self._act(update))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -57,6 +75,8 @@ class RemotePlayer:
         view = update.view
         action = self.policy(view.table, update.index, view.seat, view.legal)
         for attempt in range(50):
+            if self.observer is not None:
+                self.observer.sent(view.table)
             try:
                 msg = await self.nc.request(command_subject(self.player, view.table), encode(action), timeout=self.request_timeout)
             except Exception as exc:  # no responder yet (a service restarting) or a time-out

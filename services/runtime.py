@@ -42,7 +42,8 @@ from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import Reply, decode_command, encode
 
 from . import logs
-from .store import Conflict, EventStore, Stored, StoreFull, index_of
+from .consumer import PullConsumer
+from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
 
 ACK_WAIT = 5.0
 
@@ -55,12 +56,18 @@ class Table:
     state: TableState = field(default_factory=TableState)
     last_seq: int = 0
     """Stream sequence of the last applied event."""
-    last_time: float = 0.0
-    """Unix time at which the last applied event was stored."""
+    stored_at: float | str = 0.0
+    """When the last applied event was stored: unix time, or the server's stamp not yet parsed."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
     broken: str = ""
     """Why the log cannot be folded (the table is left alone), or empty."""
+
+    def last_time(self) -> float:
+        """Unix time at which the last applied event was stored."""
+        if isinstance(self.stored_at, str):
+            self.stored_at = parse_time(self.stored_at)
+        return self.stored_at
 
 
 async def connect(url: str, name: str, **options: Any) -> Client:
@@ -111,6 +118,9 @@ class Service:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = asyncio.Event()
         self._subs: list[Any] = []
+        self._queues: dict[str, list[Msg]] = {}
+        self._draining: set[str] = set()
+        self._consumer: PullConsumer | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -118,7 +128,6 @@ class Service:
         await self.store.ensure_stream()
         if self.triggers:
             await self._ensure_consumer()
-            self._spawn(self._consume())
         if self.commands or self.answers_malformed:
             self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
         await self.on_start()
@@ -131,6 +140,8 @@ class Service:
 
     async def stop(self) -> None:
         self._stopping.set()
+        if self._consumer is not None:
+            await self._consumer.stop()
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
@@ -161,7 +172,9 @@ class Service:
             table = self.tables[table_id] = Table(table_id)
         return table
 
-    def _apply(self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float) -> bool:
+    def _apply(
+        self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float | str
+    ) -> bool:
         """Apply one stored event if it is the next one; False if it was already applied."""
         if table.broken or index < table.state.events:
             return False
@@ -174,7 +187,7 @@ class Service:
             self.log.error("log_does_not_fold", table=table.id, error=str(exc))
             return False
         table.last_seq = seq
-        table.last_time = stored_at
+        table.stored_at = stored_at
         self.log.debug("event", table=table.id, index=index, kind=type(event).__name__)
         self.on_applied(table, index, event)
         return True
@@ -185,7 +198,7 @@ class Service:
     async def catch_up(self, table: Table) -> None:
         """Apply every event of the table's log that the cache has not seen yet."""
         for stored in await self.store.read(table.id, after_seq=table.last_seq):
-            self._apply(table, stored.index, stored.event, stored.seq, stored.time_ns / 1e9)
+            self._apply(table, stored.index, stored.event, stored.seq, stored.stamp)
 
     async def append(self, table: Table, events: Iterable[Event]) -> None:
         """Append events in order after the cached state; raises ``Conflict`` if beaten."""
@@ -220,34 +233,39 @@ class Service:
             filter_subject=subjects[0] if len(subjects) == 1 else None,
         )
         await js.add_consumer(STREAM, config)
-        self._pull = await js.pull_subscribe_bind(durable=f"skat-{self.name}", stream=STREAM)
+        self._consumer = PullConsumer(self.nc, STREAM, f"skat-{self.name}", self._on_log_msg)
+        await self._consumer.start()
 
-    async def _consume(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                msgs = await self._pull.fetch(batch=256, timeout=1.0)
-            except (asyncio.TimeoutError, nats.errors.TimeoutError):
-                continue
-            except Exception as exc:  # connection trouble: keep going, the server redelivers
-                self.log.warning("fetch_failed", error=repr(exc))
-                await asyncio.sleep(0.2)
-                continue
-            by_table: dict[str, list[Msg]] = {}
-            for msg in msgs:
-                table_id, _ = parse_log_subject(msg.subject)
-                by_table.setdefault(table_id, []).append(msg)
-            await asyncio.gather(*(self._on_trigger(t, ms) for t, ms in by_table.items()))
+    async def _on_log_msg(self, msg: Msg) -> None:
+        """Queue a trigger for its table; one worker per table drains the queue in order, so
+        tables proceed concurrently and each table's events are handled in log order."""
+        table_id, _ = parse_log_subject(msg.subject)
+        self._queues.setdefault(table_id, []).append(msg)
+        if table_id not in self._draining:
+            self._draining.add(table_id)
+            self._spawn(self._drain(table_id))
+
+    async def _drain(self, table_id: str) -> None:
+        try:
+            while queue := self._queues.get(table_id):
+                msgs = list(queue)
+                queue.clear()
+                await self._on_trigger(table_id, msgs)
+        finally:
+            self._draining.discard(table_id)
+            if not self._queues.get(table_id):
+                self._queues.pop(table_id, None)
 
     async def _on_trigger(self, table_id: str, msgs: list[Msg]) -> None:
         table = self._table(table_id)
         try:
             async with table.lock:
                 for msg in msgs:
-                    meta = msg.metadata
                     index = index_of((msg.headers or {}).get("Nats-Msg-Id", ":-1"))
                     if index == table.state.events:
+                        seq, stored_at = ack_metadata(msg.reply)
                         event = self.store.codec.decode(msg.data)
-                        self._apply(table, index, event, meta.sequence.stream, meta.timestamp.timestamp())
+                        self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
                         await self.catch_up(table)
                 await self.settle(table)
@@ -294,27 +312,42 @@ class Service:
         await self._reply(msg, reply, fmt)
 
     async def _handle_command(self, table: Table, player: str, command: Command) -> Reply:
-        await self.catch_up(table)
+        """Decide on the cached state and append with the cached last sequence: if the cache
+        was stale, the append fails (``Conflict``) and we re-read and decide again. A rejection
+        is only sent after checking the log's tail, so a stale cache never refuses a good move.
+        The happy path therefore costs one acknowledged publish and no read."""
+        fresh = False
+        if table.last_seq == 0:
+            await self.catch_up(table)
+            fresh = True
         state = table.state
-        if table.broken:
-            return Reply(ok=False, code="unavailable", reason="this table's log is damaged")
-        if not state.n:
-            return Reply(ok=False, code="no_table", reason=f"no table {table.id!r}")
-        if player not in state.players:
-            return Reply(ok=False, code="not_seated", reason=f"{player} does not sit at table {table.id}")
-        seat = state.players.index(player)
-        for _ in range(5):
+        for _ in range(6):
+            if table.broken:
+                return Reply(ok=False, code="unavailable", reason="this table's log is damaged")
             await self.settle(table)
-            result = decide(state, seat, command)
+            result: list[Event] | Rejection
+            if not state.n:
+                result = Rejection(code="no_deal", reason=f"no table {table.id!r}")
+            elif player not in state.players:
+                result = Rejection(code="not_seated", reason=f"{player} does not sit at table {table.id}")
+            else:
+                result = decide(state, state.players.index(player), command)
             if isinstance(result, Rejection):
-                return Reply(ok=False, code=result.code, reason=result.reason)
+                if not fresh:
+                    await self.catch_up(table)
+                    fresh = True
+                    continue
+                code = "no_table" if not state.n else result.code
+                return Reply(ok=False, code=code, reason=result.reason)
             try:
                 await self.append(table, result)
             except Conflict:
                 await self.catch_up(table)
+                fresh = True
                 continue
+            index = state.events - 1
             await self.settle(table)
-            return Reply(ok=True, index=state.events - 1)
+            return Reply(ok=True, index=index)
         return Reply(ok=False, code="busy", reason="the table is busy; retry")
 
     async def _reply(self, msg: Msg, reply: Reply, fmt: str = "msgpack") -> None:
@@ -337,7 +370,7 @@ class Service:
         state = table.state
         if table.broken or not self._owns_turn(state):
             return
-        deadline = table.last_time + state.rules.turn_seconds
+        deadline = table.last_time() + state.rules.turn_seconds
         table.timer = self._spawn(self._expire(table, state.events, deadline))
 
     async def _expire(self, table: Table, index: int, deadline: float) -> None:

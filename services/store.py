@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from typing import Final, NamedTuple
 
 import nats.errors
@@ -28,8 +29,11 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError
 
+from . import natsfast
 from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
 from protocol.subjects import LOG_ALL, STREAM, event_name, log_subject, table_log
+
+natsfast.install()
 
 WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
 DEFAULT_MAX_BYTES: Final = 1 << 30
@@ -44,14 +48,20 @@ class StoreFull(Exception):
 
 
 class Stored(NamedTuple):
-    """One event as stored: stream sequence, position in the table's log, time (ns), event."""
+    """One event as stored: stream sequence, position in the table's log, event, and when it
+    was stored (kept as the server's text and parsed only when asked: most reads never need it)."""
 
     subject: str
     seq: int
     index: int
-    time_ns: int
+    stamp: str
     event: Event | UnknownEvent
     data: bytes
+
+    @property
+    def time(self) -> float:
+        """Unix time at which the server stored the event."""
+        return parse_time(self.stamp)
 
 
 def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int = 1) -> StreamConfig:
@@ -179,7 +189,7 @@ class EventStore:
                     subject=h["Nats-Subject"],
                     seq=int(h["Nats-Sequence"]),
                     index=index_of(mid) if mid else -1,
-                    time_ns=_parse_time(h.get("Nats-Time-Stamp", "")),
+                    stamp=h.get("Nats-Time-Stamp", ""),
                     event=decode(msg.data),
                     data=msg.data,
                 )
@@ -200,13 +210,20 @@ class EventStore:
         raise RuntimeError(f"direct get failed: {code} {status.get('Description', '')}")
 
 
-def _parse_time(stamp: str) -> int:
-    """Nanoseconds since the epoch from an RFC 3339 time with up to nanosecond digits."""
+def parse_time(stamp: str) -> float:
+    """Unix time from the server's RFC 3339 stamp (``2026-11-30T12:41:23.62129412Z``)."""
     if not stamp:
-        return 0
-    from datetime import datetime, timezone
-
+        return 0.0
     date, _, rest = stamp.partition(".")
-    frac = "".join(ch for ch in rest if ch.isdigit())
-    base = datetime.strptime(date.rstrip("Z"), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
-    return int(base.timestamp()) * 1_000_000_000 + int((frac + "000000000")[:9])
+    frac = rest.rstrip("Z")
+    whole = datetime.fromisoformat(date.rstrip("Z") + "+00:00").timestamp()
+    return whole + (int(frac) / 10 ** len(frac) if frac.isdigit() else 0.0)
+
+
+def ack_metadata(reply: str) -> tuple[int, float]:
+    """(stream sequence, unix time) of a consumer delivery, read from its ``$JS.ACK`` reply
+    subject (both the old 9-token and the newer 11/12-token form); cheaper than ``msg.metadata``."""
+    tokens = reply.split(".")
+    if len(tokens) == 9:
+        return int(tokens[5]), int(tokens[7]) / 1e9
+    return int(tokens[7]), int(tokens[9]) / 1e9

@@ -34,7 +34,7 @@ class Views(Service):
             return
         self._sent[table.id] = state.events
         mover = state.to_move
-        deadline = table.last_time + state.rules.turn_seconds if mover is not None else 0.0
+        deadline = table.last_time() + state.rules.turn_seconds if mover is not None else 0.0
         for seat, player in enumerate(state.players):
             update = Update(
                 view=view(state, seat),
