@@ -7,6 +7,7 @@
 - ``skat.view.<player>.<table>`` the player's private views and turn prompts.
 - ``skat.public.<table>``        the table's redacted public feed, for spectators.
 - ``skat.admin.*``               opening tables and other operator requests.
+- ``skat.health.<service>``      each running service instance answers (readiness checks).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def health_subject(service: str) -> str:
+    return f"skat.health.{service}"
 
 
 def check_token(kind: str, value: str) -> str:

@@ -37,7 +37,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, TableOpened, UnknownEvent
-from protocol.subjects import COMMANDS_ALL, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
+from protocol.subjects import COMMANDS_ALL, health_subject, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
 from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import Reply, decode_command, encode
 
@@ -131,9 +131,15 @@ class Service:
         if self.commands or self.answers_malformed:
             self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
         await self.on_start()
+        self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
         if self.owns_events:
             self._spawn(self._recover())
         self.log.info("service_started")
+
+    async def _on_health(self, msg: Msg) -> None:
+        """Answer ``skat.health.<service>`` once the service is subscribed and consuming."""
+        if msg.reply:
+            await self.nc.publish(msg.reply, encode({"service": self.name, "tables": len(self.tables)}, "json"))
 
     async def on_start(self) -> None:
         """Hook: extra subscriptions."""

@@ -3,7 +3,7 @@ redacted public feed. It writes nothing to the log; it only reads it."""
 
 from __future__ import annotations
 
-from protocol.events import Event, MSGPACK, UnknownEvent
+from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
 from protocol.subjects import public_subject, view_subject
 from protocol.views import SPECTATOR, redact, view
 from protocol.wire import Update, encode
@@ -19,11 +19,14 @@ class Views(Service):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._sent: dict[str, int] = {}
         self._public: list[tuple[str, bytes]] = []
+        self._new_deal_or_result: dict[str, bool] = {}
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
             return
         self._public.append((public_subject(table.id), MSGPACK.encode(redact(event, SPECTATOR))))
+        if isinstance(event, (DealDealt, DealScored, TableClosed)):
+            self._new_deal_or_result[table.id] = True
 
     async def after_change(self, table: Table) -> None:
         for subject, data in self._public:
@@ -34,12 +37,18 @@ class Views(Service):
             return
         self._sent[table.id] = state.events
         mover = state.to_move
-        deadline = table.last_time() + state.rules.turn_seconds if mover is not None else 0.0
+        # Every seat gets its view when its cards change hands (a new deal, a finished one);
+        # otherwise only the seat to move gets one, its turn prompt. Everything in between is
+        # on the public feed, and each prompt carries the deal's history so far: sending every
+        # seat a full view after every event cost three times the traffic and grew with the deal.
+        everyone = self._new_deal_or_result.pop(table.id, False)
         for seat, player in enumerate(state.players):
+            if seat != mover and not everyone:
+                continue
             update = Update(
                 view=view(state, seat),
                 your_turn=seat == mover,
-                deadline=deadline if seat == mover else 0.0,
+                deadline=table.last_time() + state.rules.turn_seconds if seat == mover else 0.0,
                 index=state.events,
             )
             await self.nc.publish(view_subject(player, table.id), encode(update))
