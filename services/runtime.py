@@ -59,7 +59,7 @@ class Table:
     stored_at: float | str = 0.0
     """When the last applied event was stored: unix time, or the server's stamp not yet parsed."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: asyncio.Task[None] | None = None
+    timer: asyncio.TimerHandle | None = None
     broken: str = ""
     """Why the log cannot be folded (the table is left alone), or empty."""
 
@@ -376,11 +376,14 @@ class Service:
         state = table.state
         if table.broken or not self._owns_turn(state):
             return
-        deadline = table.last_time() + state.rules.turn_seconds
-        table.timer = self._spawn(self._expire(table, state.events, deadline))
+        # A timer handle, not a sleeping task: deadlines are re-armed after every event and
+        # almost never fire, so they must be cheap to set and to cancel.
+        delay = max(0.0, table.last_time() + state.rules.turn_seconds - time.time())
+        index = state.events
+        loop = asyncio.get_running_loop()
+        table.timer = loop.call_later(delay, lambda: self._spawn(self._expire(table, index)))
 
-    async def _expire(self, table: Table, index: int, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
+    async def _expire(self, table: Table, index: int) -> None:
         table.timer = None
         async with table.lock:
             await self.catch_up(table)
