@@ -15,8 +15,15 @@ from .cards import CODES, CardCode
 from .games import GameType, HAND_DECLARATIONS, PICKUP_DECLARATIONS, BID_LADDERS
 
 
-class Command(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
-    """Base of every player command."""
+class Command(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, omit_defaults=True):
+    """Base of every player command.
+
+    ``at`` (optional) is the log position of the prompt the command answers. With it, a command
+    that arrives late or twice (a retry after a lost reply) is refused as stale instead of being
+    taken as a new move: without it, a retried "hold" could hold a bid its sender never saw.
+    """
+
+    at: int = -1
 
 
 class Bid(Command, tag="bid"):

@@ -46,7 +46,7 @@ from .games import Declaration
 from .table import TableState, due
 
 RejectionCode = Literal[
-    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed"
+    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale"
 ]
 
 
@@ -74,6 +74,11 @@ def decide(state: TableState, seat: int, command: Command) -> list[Event] | Reje
     pos = state.pos_of.get(seat)
     if pos is None:
         return Rejection(code="not_seated", reason="you sit this deal out (you are the dealer)")
+    if command.at >= 0 and command.at != state.events:
+        return Rejection(
+            code="stale",
+            reason=f"this answers the prompt at position {command.at}, but the table is at {state.events}",
+        )
     if not isinstance(command, _TURNLESS) and pos != deal.to_move and deal.to_move >= 0:
         mover = state.seats[deal.to_move]
         return Rejection(

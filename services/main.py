@@ -95,29 +95,35 @@ def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) 
 
 
 def up(url: str | None, store_dir: str | None = None) -> int:
-    """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C."""
+    """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
+    or SIGTERM. Returns non-zero if a service or the server died on its own."""
     logs.configure()
     log = logs.get(command="up")
-    server = None
-    if url is None:
-        server = EmbeddedServer(store_dir=store_dir).start()
-        url = server.url
-        log.info("nats_started", url=url, pid=server.pid, store=server.store_dir)
-    procs = spawn_services(url)
-    log.info("services_started", pids=[p.pid for p in procs], url=url)
-    print(f"skatbus is up on {url} (Ctrl-C stops it)", flush=True)
+    server: EmbeddedServer | None = None
+    procs: list[subprocess.Popen[bytes]] = []
     signal.signal(signal.SIGTERM, _interrupt)
+    code = 0
     try:
-        while all(p.poll() is None for p in procs):
+        if url is None:
+            server = EmbeddedServer(store_dir=store_dir)  # assigned before start: Ctrl-C stops it
+            server.start()
+            url = server.url
+            log.info("nats_started", url=url, pid=server.pid, store=server.store_dir)
+        for name in SERVICES:
+            procs.extend(spawn_services(url, (name,)))
+        log.info("services_started", pids=[p.pid for p in procs], url=url)
+        print(f"skatbus is up on {url} (Ctrl-C stops it)", flush=True)
+        while all(p.poll() is None for p in procs) and (server is None or server.running):
             time.sleep(0.5)
-        log.error("service_exited", codes=[p.returncode for p in procs])
+        log.error("process_exited", services=[p.returncode for p in procs], server_running=server is None or server.running)
+        code = 1
     except KeyboardInterrupt:
         pass
     finally:
         stop_processes(procs)
         if server is not None:
             server.stop(remove_store=store_dir is None)
-    return 0
+    return code
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -47,8 +47,8 @@ def free_port() -> int:
 class EmbeddedServer:
     """A nats-server with JetStream on 127.0.0.1, started and stopped by its PID.
 
-    ``config`` (a path) replaces the command-line defaults for listen address and storage when
-    given, e.g. a permissions file written by ``skat auth``.
+    ``config`` (a path) adds a configuration file, e.g. a permissions file written by
+    ``skat auth``; it must name its own ``store_dir``, and the port given here still applies.
     """
 
     def __init__(
@@ -70,13 +70,20 @@ class EmbeddedServer:
         return f"nats://127.0.0.1:{self.port}"
 
     @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
 
     def command(self) -> list[str]:
-        cmd = [binary_path(), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", self.store_dir]
+        cmd = [binary_path(), "-js", "-a", "127.0.0.1", "-p", str(self.port)]
         if self.config:
+            # A configuration file names its own store_dir; passing -sd as well is an error.
             cmd += ["-c", self.config]
+        else:
+            cmd += ["-sd", self.store_dir]
         if self.log_file:
             cmd += ["-l", self.log_file]
         return cmd

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any, Protocol
 
+import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
@@ -73,7 +74,7 @@ class RemotePlayer:
 
     async def _act(self, update: Update) -> None:
         view = update.view
-        action = self.policy(view.table, update.index, view.seat, view.legal)
+        action = msgspec.structs.replace(self.policy(view.table, update.index, view.seat, view.legal), at=update.index)
         for attempt in range(50):
             if self.observer is not None:
                 self.observer.sent(view.table)

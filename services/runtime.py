@@ -194,17 +194,36 @@ class Service:
             return False
         table.last_seq = seq
         table.stored_at = stored_at
-        self.log.debug("event", table=table.id, index=index, kind=type(event).__name__)
+        self.log.debug("event", table=table.id, deal=table.state.deal_no, index=index, kind=type(event).__name__)
         self.on_applied(table, index, event)
         return True
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         """Hook: called for every event applied to a cached table, in log order."""
 
-    async def catch_up(self, table: Table) -> None:
-        """Apply every event of the table's log that the cache has not seen yet."""
-        for stored in await self.store.read(table.id, after_seq=table.last_seq):
+    async def catch_up(self, table: Table) -> int:
+        """Apply every event of the table's log that the cache has not seen yet; returns how
+        many stored messages were read. Messages that are not our events (no id of this table,
+        or undecodable: someone published into the log by hand) are skipped with a warning, and
+        the cache moves past them so that appends carry the right expected sequence."""
+        stored_list = await self.store.read(table.id, after_seq=table.last_seq)
+        for stored in stored_list:
+            if stored.event is None or stored.index != table.state.events:
+                # Ours are contiguous: anything else (junk, a forged or repeated position) is
+                # stepped over, so that our next append expects the right last sequence.
+                self.log.warning("foreign_message_in_log", table=table.id, seq=stored.seq, subject=stored.subject)
+                table.last_seq = max(table.last_seq, stored.seq)
+                continue
             self._apply(table, stored.index, stored.event, stored.seq, stored.stamp)
+        return len(stored_list)
+
+    async def resync(self, table: Table) -> None:
+        """After a conflict: read the tail; if there is nothing new, the cache is ahead of the
+        log (a restored or truncated store), so rebuild the table from the log."""
+        if await self.catch_up(table) == 0:
+            self.log.warning("cache_ahead_of_log", table=table.id, last_seq=table.last_seq)
+            table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
+            await self.catch_up(table)
 
     async def append(self, table: Table, events: Iterable[Event]) -> None:
         """Append events in order after the cached state; raises ``Conflict`` if beaten."""
@@ -213,16 +232,19 @@ class Service:
             seq = await self.store.append(table.id, index, event, table.last_seq)
             self._apply(table, index, event, seq, time.time())
 
-    async def settle(self, table: Table) -> None:
+    async def settle(self, table: Table, attempts: int = 8) -> None:
         """Append every derived event the table owes that this service owns."""
-        while not table.broken:
+        for _ in range(attempts):
+            if table.broken:
+                return
             owed = due(table.state)
             if owed is None or OWNER.get(type(owed)) != self.name:
                 return
             try:
                 await self.append(table, [owed])
             except Conflict:
-                await self.catch_up(table)
+                await self.resync(table)
+        raise Conflict(f"{table.id}: could not append what the table owes after {attempts} attempts")
 
     # --- triggers ----------------------------------------------------------------------
 
@@ -348,7 +370,7 @@ class Service:
             try:
                 await self.append(table, result)
             except Conflict:
-                await self.catch_up(table)
+                await self.resync(table)
                 fresh = True
                 continue
             index = state.events - 1
@@ -386,16 +408,22 @@ class Service:
     async def _expire(self, table: Table, index: int) -> None:
         table.timer = None
         async with table.lock:
-            await self.catch_up(table)
-            state = table.state
-            if state.events == index and self._owns_turn(state):
-                events = timeout(state)
-                if events:
-                    self.log.info("timed_out", table=table.id, seat=state.to_move, index=index)
-                    with contextlib.suppress(Conflict):
-                        await self.append(table, events)
-                    await self.settle(table)
-            await self.after_change(table)
+            try:
+                await self.catch_up(table)
+                state = table.state
+                if state.events == index and self._owns_turn(state):
+                    events = timeout(state)
+                    if events:
+                        self.log.info("timed_out", table=table.id, seat=state.to_move, index=index)
+                        with contextlib.suppress(Conflict):
+                            await self.append(table, events)
+                        await self.settle(table)
+                await self.after_change(table)
+            except Exception as exc:  # the store is slow, full or away: try again shortly
+                self.log.warning("deadline_failed", table=table.id, error=repr(exc))
+                table.timer = asyncio.get_running_loop().call_later(
+                    1.0, lambda: self._spawn(self._expire(table, index))
+                )
 
     @property
     def owns_events(self) -> bool:
@@ -414,6 +442,9 @@ class Service:
                 continue
             table = self._table(table_id)
             async with table.lock:
-                await self.catch_up(table)
-                await self.settle(table)
-                await self.after_change(table)
+                try:
+                    await self.catch_up(table)
+                    await self.settle(table)
+                    await self.after_change(table)
+                except Exception as exc:  # one bad table must not stop the others' recovery
+                    self.log.warning("recovery_failed", table=table_id, error=repr(exc))

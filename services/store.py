@@ -22,6 +22,7 @@ import json
 from datetime import datetime
 from typing import Final, NamedTuple
 
+import msgspec
 import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -55,7 +56,8 @@ class Stored(NamedTuple):
     seq: int
     index: int
     stamp: str
-    event: Event | UnknownEvent
+    event: Event | UnknownEvent | None
+    """None for a message in the table's subjects that is not one of our events (index -1)."""
     data: bytes
 
     @property
@@ -83,7 +85,9 @@ def msg_id(table: str, index: int) -> str:
 
 
 def index_of(msg_id_value: str) -> int:
-    return int(msg_id_value.rpartition(":")[2])
+    """The log position in a ``<table>:<index>`` message id; -1 for anything else."""
+    tail = msg_id_value.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else -1
 
 
 class EventStore:
@@ -184,13 +188,19 @@ class EventStore:
                     done.set_result(h)
                 return
             mid = h.get("Nats-Msg-Id", "")
+            subject = h["Nats-Subject"]
+            try:
+                event: Event | UnknownEvent | None = decode(msg.data)
+                index = index_of(mid) if mid.rpartition(":")[0] == subject.split(".")[2] else -1
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+                event, index = None, -1  # not ours: reported by the reader, never applied
             out.append(
                 Stored(
-                    subject=h["Nats-Subject"],
+                    subject=subject,
                     seq=int(h["Nats-Sequence"]),
-                    index=index_of(mid) if mid else -1,
+                    index=index,
                     stamp=h.get("Nats-Time-Stamp", ""),
-                    event=decode(msg.data),
+                    event=event,
                     data=msg.data,
                 )
             )

@@ -1,5 +1,9 @@
 """The projector: sends every seat its private view and turn prompt, and publishes each table's
-redacted public feed. It writes nothing to the log; it only reads it."""
+redacted public feed. It writes nothing to the log; it only reads it.
+
+Run one instance: two would each send a share of a table's prompts and public events, in no
+particular order between them (spectators can order by the ``Skat-Index`` header, players by
+``Update.index``, but one projector keeps the feed in order to begin with)."""
 
 from __future__ import annotations
 
@@ -18,19 +22,20 @@ class Views(Service):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._sent: dict[str, int] = {}
-        self._public: list[tuple[str, bytes]] = []
+        self._public: list[tuple[str, int, bytes]] = []
         self._new_deal_or_result: dict[str, bool] = {}
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
             return
-        self._public.append((public_subject(table.id), MSGPACK.encode(redact(event, SPECTATOR))))
+        self._public.append((public_subject(table.id), index, MSGPACK.encode(redact(event, SPECTATOR))))
         if isinstance(event, (DealDealt, DealScored, TableClosed)):
             self._new_deal_or_result[table.id] = True
 
     async def after_change(self, table: Table) -> None:
-        for subject, data in self._public:
-            await self.nc.publish(subject, data)
+        for subject, index, data in self._public:
+            # The position lets spectators drop repeats (a restarted projector sends again).
+            await self.nc.publish(subject, data, headers={"Skat-Index": str(index)})
         self._public.clear()
         state = table.state
         if not state.n or self._sent.get(table.id) == state.events:

@@ -8,7 +8,7 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.commands import Bid, Pass, PlayCard
-from protocol.events import DealDealt, PlayerTimedOut, TableOpened
+from protocol.events import MSGPACK, DealDealt, PlayerTimedOut, TableClosed, TableOpened
 from protocol.rules import Rules
 from protocol.subjects import command_subject
 from protocol.table import fold
@@ -140,3 +140,39 @@ async def test_a_silent_player_among_bots_is_timed_out_and_the_table_finishes(st
     timeouts = [e for e in log if isinstance(e, PlayerTimedOut)]
     assert timeouts and all(e.seat == silent for e in timeouts)
     fold(log)  # a sound log
+
+
+async def test_a_foreign_message_in_the_log_does_not_stall_the_table(stack: Stack, nc: Client) -> None:
+    """Someone with write access publishes junk into a table's log: the services skip it."""
+    players = await _players(nc)
+    assert (await open_table(nc, OpenTable(table="junk", players=PLAYERS, rules=RULES, seed="junk"))).ok
+    await _wait_events(nc, "junk", 10)
+    await nc.publish("skat.log.junk.bid", b"not an event")
+    await nc.publish("skat.log.junk.card_played", encode(PlayCard(card="CJ")), headers={"Nats-Msg-Id": "junk:999"})
+    forged = MSGPACK.encode(TableClosed(reason="forged"))
+    await nc.publish("skat.log.junk.table_closed", forged, headers={"Nats-Msg-Id": "junk:998"})
+    store = EventStore(nc)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 60
+    while True:
+        stored = await store.read("junk")
+        ours = [s.event for s in stored if s.event is not None and s.index >= 0 and s.index < 900]
+        if ours and type(ours[-1]).__name__ == "TableClosed":
+            break
+        assert loop.time() < end, "the table stalled"
+        await asyncio.sleep(0.1)
+    for p in players:
+        await p.stop()
+    assert ours == pure_log("junk", RULES, "junk", "f")
+
+
+async def test_a_repeated_or_late_command_is_refused_as_stale(stack: Stack, nc: Client) -> None:
+    assert (await open_table(nc, OpenTable(table="stale", players=PLAYERS, rules=RULES, seed="stale"))).ok
+    await _wait_events(nc, "stale", 2)
+    first = await _ask(nc, "bob", "stale", encode(Bid(value=18, at=2)))
+    assert first.ok
+    again = await _ask(nc, "bob", "stale", encode(Bid(value=18, at=2)))
+    assert (again.ok, again.code) == (False, "stale")
+    hold_late = await _ask(nc, "ann", "stale", encode(Pass(at=2)))
+    assert hold_late.code == "stale"
+    assert (await _ask(nc, "ann", "stale", encode(Pass(at=3)))).ok

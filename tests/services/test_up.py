@@ -1,0 +1,298 @@
+"""``skat up``: the whole stack from one command, and nothing of it left running after Ctrl-C.
+
+``skat up`` is what a newcomer runs first and what CI-like scripts start and stop, so a leaked
+nats-server or service process (holding a port, a temporary store, a durable consumer) is a
+real failure. The children are identified by PID *and* start time, so a PID reused by an
+unrelated process after ours exited is not mistaken for a leak.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from protocol.events import TableClosed
+from protocol.rules import Rules
+from protocol.table import fold
+from protocol.wire import OpenTable
+from services.bots import hashed_policy
+from services.main import SERVICES
+from services.natsserver import EmbeddedServer
+from services.player import RemotePlayer
+from services.store import EventStore
+
+from .conftest import open_table, wait_closed
+from .test_table_over_bus import PLAYERS, pure_log
+
+pytestmark = pytest.mark.timeout(90)
+
+UP_LINE = re.compile(r"^skatbus is up on (nats://127\.0\.0\.1:(\d+)) \(Ctrl-C stops it\)$")
+RULES = Rules(rounds=1, turn_seconds=30)
+STOP_WITHIN = 5.0
+"""Seconds from SIGINT to ``skat up`` having exited, its children stopped cleanly."""
+
+
+# --- processes by PID --------------------------------------------------------------------
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (``/proc/<pid>/task/*/children``, else ``ps --ppid``)."""
+    files = glob.glob(f"/proc/{pid}/task/*/children")
+    if files:
+        found: list[int] = []
+        for name in files:
+            try:
+                found += [int(p) for p in Path(name).read_text().split()]
+            except OSError:
+                pass
+        return found
+    out = subprocess.run(["ps", "--ppid", str(pid), "-o", "pid="], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def stat(pid: int) -> tuple[str, int] | None:
+    """(state, start time in clock ticks) of a process, or None if there is none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[19])
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+    except OSError:
+        return []
+
+
+class Child:
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        info = stat(pid)
+        self.started = info[1] if info else -1
+        self.argv = cmdline(pid)
+
+    def running(self) -> bool:
+        """Still the same process, and not a zombie."""
+        info = stat(self.pid)
+        return info is not None and info[1] == self.started and info[0] != "Z"
+
+    def __repr__(self) -> str:
+        return f"{self.pid}:{' '.join(self.argv)[-80:]}"
+
+
+class Up:
+    """One ``skat up`` process: its announced URL, its children, its JSON log lines."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, log: Path) -> None:
+        self.proc = proc
+        self.log_path = log
+        self.url = ""
+        self.children: list[Child] = []
+
+    async def ready(self, timeout: float = 20.0) -> str:
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        match = UP_LINE.match(line.decode().strip())
+        assert match, f"unexpected first line from skat up: {line!r}; its log:\n{self.log_path.read_text()}"
+        self.url = match.group(1)
+        # The line is printed after every child was spawned.
+        self.children = [Child(pid) for pid in children(self.proc.pid)]
+        return self.url
+
+    def services(self) -> list[str]:
+        """Service names of the children running ``skat service NAME``."""
+        names = []
+        for child in self.children:
+            argv = child.argv
+            if "service" in argv and "services.cli" in argv:
+                names.append(argv[argv.index("service") + 1])
+        return sorted(names)
+
+    def nats_servers(self) -> list[Child]:
+        return [c for c in self.children if c.argv and os.path.basename(c.argv[0]) == "nats-server"]
+
+    async def all_started(self, timeout: float = 20.0) -> None:
+        """Wait until every service logged ``service_started``. A service signalled before
+        that (still importing or connecting) just dies, which is harmless but proves nothing
+        about stopping cleanly."""
+        end = time.monotonic() + timeout
+        while sorted(r["service"] for r in self.log() if r.get("event") == "service_started") != sorted(SERVICES):
+            assert time.monotonic() < end, "not every service started"
+            await asyncio.sleep(0.05)
+
+    async def interrupt(self) -> float:
+        """Ctrl-C; the seconds until ``skat up`` exited."""
+        started = time.monotonic()
+        self.proc.send_signal(signal.SIGINT)
+        await asyncio.wait_for(self.proc.wait(), 20)
+        return time.monotonic() - started
+
+    def leftovers(self) -> list[Child]:
+        return [c for c in self.children if c.running()]
+
+    def log(self) -> list[dict[str, Any]]:
+        """The JSON log records of skat up and its services. They share one stderr, and a
+        record and its newline are two writes, so records can interleave: scan for objects
+        instead of splitting lines."""
+        text = self.log_path.read_text()
+        decoder = json.JSONDecoder()
+        records, at = [], text.find("{")
+        while at >= 0:
+            try:
+                record, end = decoder.raw_decode(text, at)
+            except ValueError:
+                end = at + 1  # a traceback or a cut record
+            else:
+                records.append(record)
+            at = text.find("{", end)
+        return records
+
+    async def shutdown(self) -> None:
+        """Teardown after a failed test: Ctrl-C first (so the temporary store is removed),
+        then SIGKILL for whatever of ours still runs, by PID."""
+        if self.proc.returncode is None:
+            known = {c.pid for c in self.children}
+            self.children += [Child(pid) for pid in children(self.proc.pid) if pid not in known]
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 15)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        for child in self.leftovers():
+            os.kill(child.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+async def start_up(tmp_path: Path) -> AsyncIterator[Any]:
+    started: list[Up] = []
+
+    async def start(*args: str) -> Up:
+        log = tmp_path / f"up-{len(started)}.log"
+        with log.open("wb") as err:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "services.cli", "up", *args,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=err,
+                env={**os.environ, "SKAT_LOG_LEVEL": "info"},
+            )  # fmt: skip
+        up = Up(proc, log)
+        started.append(up)
+        return up
+
+    try:
+        yield start
+    finally:
+        for up in started:
+            await up.shutdown()
+
+
+async def play_table(nc: Client, table: str) -> list[Any]:
+    """Open a table with three bots on ``nc``'s server and return its closed log."""
+    players = [RemotePlayer(nc, p, hashed_policy("up")) for p in PLAYERS]
+    for p in players:
+        await p.start()
+    try:
+        reply = await open_table(nc, OpenTable(table=table, players=PLAYERS, rules=RULES, seed=table), timeout=20)
+        assert reply.ok, reply
+        log = await wait_closed(nc, table, timeout=20)
+    finally:
+        for p in players:
+            await p.stop()
+    assert all(not p.rejections for p in players)
+    return log
+
+
+def assert_played(log: list[Any], table: str) -> None:
+    assert isinstance(log[-1], TableClosed)
+    state = fold(log)
+    assert state.closed and len(state.sheet) == RULES.deals
+    assert log == pure_log(table, RULES, table, "up")
+
+
+async def assert_stops_cleanly(up: Up) -> None:
+    await up.all_started()
+    took = await up.interrupt()
+    assert up.proc.returncode == 0
+    assert took < STOP_WITHIN, f"skat up took {took:.1f} s to stop (log: {up.log_path})"
+    assert up.leftovers() == [], "children still running after skat up exited"
+    stopped = [line["service"] for line in up.log() if line.get("event") == "service_stopped"]
+    assert sorted(stopped) == sorted(SERVICES), f"every service should stop on its own (log: {up.log_path})"
+
+
+# --- tests -------------------------------------------------------------------------------
+
+
+async def test_up_runs_a_table_and_ctrl_c_leaves_nothing(start_up: Any) -> None:
+    up: Up = await start_up()
+    url = await up.ready()
+    assert up.services() == sorted(SERVICES)
+    [server] = up.nats_servers()
+    assert len(up.children) == 6, up.children
+    port = url.rpartition(":")[2]
+    assert server.argv[server.argv.index("-p") + 1] == port
+
+    nc = await nats.connect(url)
+    try:
+        assert_played(await play_table(nc, "up1"), "up1")
+    finally:
+        await nc.close()
+
+    await assert_stops_cleanly(up)
+    [started] = [line for line in up.log() if line.get("event") == "nats_started"]
+    assert started["pid"] == server.pid
+    assert not os.path.exists(started["store"]), "the temporary store should be removed"
+
+
+async def test_up_with_nats_uses_that_server(start_up: Any, nats_server: EmbeddedServer, nc: Client) -> None:
+    up: Up = await start_up("--nats", nats_server.url)
+    assert await up.ready() == nats_server.url
+    assert up.nats_servers() == []
+    assert up.services() == sorted(SERVICES)
+    assert len(up.children) == 5, up.children
+
+    log = await play_table(nc, "up2")
+    assert_played(log, "up2")
+
+    await assert_stops_cleanly(up)
+    # A server skat up did not start is not its to stop: it still runs and still has the log.
+    assert nats_server.proc is not None and nats_server.proc.poll() is None
+    assert [s.event for s in await EventStore(nc).read("up2")] == log
+
+
+async def test_up_with_store_keeps_the_log_across_restarts(start_up: Any, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    first: Up = await start_up("--store", str(store))
+    nc = await nats.connect(await first.ready())
+    try:
+        log = await play_table(nc, "up3")
+    finally:
+        await nc.close()
+    await assert_stops_cleanly(first)
+    assert any(store.iterdir()), "an explicit store is kept"
+
+    second: Up = await start_up("--store", str(store))
+    nc = await nats.connect(await second.ready())
+    try:
+        assert [s.event for s in await EventStore(nc).read("up3")] == log
+        again = await open_table(nc, OpenTable(table="up3", players=PLAYERS, rules=RULES, seed="up3"))
+        assert not again.ok and again.code == "exists"
+    finally:
+        await nc.close()
+    await assert_stops_cleanly(second)
