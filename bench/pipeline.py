@@ -196,7 +196,7 @@ def _profile_report(profile_dir: str, top: int = 12) -> str:
 
 
 async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], str]:
-    tables, rounds = (12, 1) if opts.quick else (40, 2)
+    tables, rounds = (12, 1) if opts.quick else (40, 4)
     with EmbeddedServer() as server:
         nc = await nats.connect(server.url)
         await EventStore(nc).ensure_stream()

@@ -109,6 +109,9 @@ class Service:
     """Exactly one service answers commands that cannot be decoded."""
     phases: ClassVar[frozenset[str]] = frozenset()
     """Deal phases whose deadlines this service enforces."""
+    acknowledges: ClassVar[bool] = True
+    """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
+    writes nothing may skip acks (one message less per event) if it recovers on start."""
 
     def __init__(self, nc: Client, instance: str = "") -> None:
         self.nc = nc
@@ -132,7 +135,7 @@ class Service:
             self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
         await self.on_start()
         self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
-        if self.owns_events:
+        if self.owns_events or not self.acknowledges:
             self._spawn(self._recover())
         self.log.info("service_started")
 
@@ -254,7 +257,7 @@ class Service:
         config = ConsumerConfig(
             durable_name=f"skat-{self.name}",
             deliver_policy=DeliverPolicy.ALL,
-            ack_policy=AckPolicy.EXPLICIT,
+            ack_policy=AckPolicy.EXPLICIT if self.acknowledges else AckPolicy.NONE,
             ack_wait=ACK_WAIT,
             max_ack_pending=20_000,
             filter_subjects=subjects if len(subjects) > 1 else None,
@@ -298,8 +301,9 @@ class Service:
                         await self.catch_up(table)
                 await self.settle(table)
                 await self.after_change(table)
-            for msg in msgs:
-                await msg.ack()
+            if self.acknowledges:
+                for msg in msgs:
+                    await msg.ack()
         except (Conflict, StoreFull, LookupError, TimeoutError) as exc:
             # Not acknowledged: the consumer redelivers after ACK_WAIT and we try again.
             self.log.warning("trigger_failed", table=table_id, error=repr(exc))

@@ -18,6 +18,9 @@ from .runtime import Service, Table
 class Views(Service):
     name = "views"
     triggers = ("*",)
+    # Views writes nothing: on a restart it re-sends every open table's prompt (recovery), so
+    # it needs no redelivery and saves the server an acknowledgement per event.
+    acknowledges = False
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
