@@ -38,7 +38,7 @@ from protocol.events import MSGPACK, TableClosed
 from protocol.rules import Rules
 from protocol.subjects import ADMIN_OPEN
 from protocol.wire import OpenTable, Reply, decode, encode
-from services.bots import hashed_policy
+from services.bots import HashedBot
 from services.main import SERVICES, stop_processes
 from services.natsserver import EmbeddedServer
 from services.player import RemotePlayer
@@ -134,7 +134,7 @@ async def run_stack(url: str, tables: int, rounds: int, prefix: str = "bench") -
     players: list[RemotePlayer] = []
     for t in range(tables):
         for seat in range(3):
-            p = RemotePlayer(nc, f"{prefix}{t}s{seat}", hashed_policy("bench"), request_timeout=10.0, observer=watch)
+            p = RemotePlayer(nc, f"{prefix}{t}s{seat}", HashedBot("bench"), request_timeout=10.0, observer=watch)
             await p.start()
             players.append(p)
     open_tables = {f"{prefix}{t}" for t in range(tables)}

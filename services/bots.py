@@ -1,61 +1,86 @@
-"""Built-in bots: a policy is a function from the legal actions (and the state) to one action."""
+"""Bots: a bot implements one method, ``act(observation) -> action``.
+
+The observation is what the views service sends a seat when it is its turn (``protocol.wire.Update``):
+the seat's view of the table (its own cards, the public history, the legal actions) and the
+deadline. The same observation is built locally by ``observe`` when a table is played through
+the pure engine, so a bot cannot tell (and cannot cheat) either way.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from protocol.commands import Bid, Command
 from protocol.table import TableState
+from protocol.views import view
+from protocol.wire import Update
 
 
-class Policy(Protocol):
-    def __call__(self, state: TableState, seat: int, legal: list[Command]) -> Command: ...
+class Bot(Protocol):
+    """What a bot author writes. ``act`` may also be ``async def``."""
+
+    def act(self, obs: Update) -> Command | Awaitable[Command]: ...
 
 
-def random_policy(rng: random.Random) -> Policy:
+def observe(state: TableState, seat: int) -> Update:
+    """The observation ``seat`` gets when it is its turn, built from a local table state."""
+    return Update(view=view(state, seat), your_turn=True, index=state.events)
+
+
+class RandomBot:
+    """Uniform over the legal actions (bids included: it will often overbid)."""
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, obs: Update) -> Command:
+        return self.rng.choice(obs.view.legal)
+
+
+class SteppingRandomBot(RandomBot):
     """Uniform over the legal actions, except that a bid is always the next step up the ladder
-    (a uniform pick among 60 bids would bid 200 on any hand and make every game an overbid)."""
+    (a uniform pick among 60 bids would bid 200 on any hand): random, but readable games."""
 
-    def choose(state: TableState, seat: int, legal: list[Command]) -> Command:
-        steps = [a for a in legal if not isinstance(a, Bid)]
-        bids = [a for a in legal if isinstance(a, Bid)]
-        if bids:
-            steps.append(bids[0])
-        return rng.choice(steps)
-
-    return choose
+    def act(self, obs: Update) -> Command:
+        return self.rng.choice(_one_bid_step(obs.view.legal))
 
 
-BOTS: dict[str, Callable[[random.Random], Policy]] = {"random": random_policy}
+class HashedBot:
+    """Random-looking but reproducible: the choice depends only on (seed, table, log position,
+    seat), never on timing or call order, so a table played over the bus and one played through
+    the pure engine make the same moves. Bids climb one step at a time."""
 
+    def __init__(self, seed: str) -> None:
+        self.seed = seed
 
-class KeyedPolicy(Protocol):
-    def __call__(self, table: str, index: int, seat: int, legal: list[Command]) -> Command: ...
-
-
-def hashed_policy(seed: str) -> KeyedPolicy:
-    """A random-looking but reproducible player: the choice depends only on (seed, table, log
-    position, seat), never on timing, so a table played over the bus and one played through the
-    pure engine make the same moves. Bids climb one step at a time, as in ``random_policy``."""
-    import hashlib
-
-    def choose(table: str, index: int, seat: int, legal: list[Command]) -> Command:
-        steps = [a for a in legal if not isinstance(a, Bid)]
-        bids = [a for a in legal if isinstance(a, Bid)]
-        if bids:
-            steps.append(bids[0])
-        digest = hashlib.blake2b(f"{seed}/{table}/{index}/{seat}".encode(), digest_size=8).digest()
+    def act(self, obs: Update) -> Command:
+        steps = _one_bid_step(obs.view.legal)
+        key = f"{self.seed}/{obs.view.table}/{obs.index}/{obs.view.seat}".encode()
+        digest = hashlib.blake2b(key, digest_size=8).digest()
         return steps[int.from_bytes(digest, "big") % len(steps)]
 
-    return choose
+
+def _one_bid_step(legal: list[Command]) -> list[Command]:
+    steps = [a for a in legal if not isinstance(a, Bid)]
+    bids = [a for a in legal if isinstance(a, Bid)]
+    if bids:
+        steps.append(bids[0])
+    return steps
 
 
-def keyed_as_policy(keyed: KeyedPolicy) -> Policy:
-    """Use a keyed policy where a ``Policy`` (state, seat, legal) is expected."""
+BOTS: dict[str, Callable[[str], Bot]] = {
+    "random": RandomBot,
+    "stepping-random": SteppingRandomBot,
+    "hashed": HashedBot,
+}
 
-    def choose(state: TableState, seat: int, legal: list[Command]) -> Command:
-        return keyed(state.table, state.events, seat, legal)
 
-    return choose
+def make_bot(name: str, seed: str = "") -> Bot:
+    """A built-in bot by name (see ``BOTS``)."""
+    try:
+        return BOTS[name](seed)
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}") from None

@@ -3,7 +3,6 @@ services carry tables over NATS. Every table is still a real event log folded by
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from protocol.events import Event, TableOpened
 from protocol.rules import Rules
 from protocol.table import TableState, due
 
-from .bots import BOTS, Policy
+from .bots import Bot, SteppingRandomBot, observe
 
 
 @dataclass
@@ -32,12 +31,13 @@ class TableRun:
 def play_table(
     table: str,
     players: list[str],
-    policies: list[Policy],
+    bots: list[Bot],
     rules: Rules,
     seed: str,
     on_deal: Callable[[TableRun], None] | None = None,
 ) -> TableRun:
-    """Play one table to its end: derived events from ``due``, player actions from the policies."""
+    """Play one table to its end: derived events from ``due``, player actions from the bots
+    (synchronous bots only: this is the pure engine, with no event loop)."""
     run = TableRun(table, players)
     run.append(TableOpened(table=table, players=players, rules=rules, seed=seed))
     state = run.state
@@ -50,7 +50,7 @@ def play_table(
             continue
         seat = state.to_move
         assert seat is not None
-        action = policies[seat](state, seat, state.legal_actions(seat))
+        action = bots[seat].act(observe(state, seat))
         events = decide(state, seat, action)
         if isinstance(events, Rejection):
             raise RuntimeError(f"bot {players[seat]} chose an illegal action: {events.reason}")
@@ -68,8 +68,7 @@ def run_local_tournament(tables: int = 3, rounds: int = 4, seed: str = "skatbus"
     total_deals = tables * rules.deals
     for t in range(tables):
         players = [f"random-{t * 3 + i + 1}" for i in range(3)]
-        rng = random.Random(f"{seed}/{t}")
-        policies = [BOTS["random"](rng) for _ in players]
+        bots: list[Bot] = [SteppingRandomBot(f"{seed}/{t}/{i}") for i in range(3)]
 
         def show(run: TableRun) -> None:
             nonlocal deals_done
@@ -77,7 +76,7 @@ def run_local_tournament(tables: int = 3, rounds: int = 4, seed: str = "skatbus"
             row = run.state.sheet[-1]
             print(f"[{deals_done:3}/{total_deals}] {run.table} deal {row.deal:2}  {describe(run, row.result)}", file=out)
 
-        runs.append(play_table(f"table-{t + 1}", players, policies, rules, f"{seed}/table-{t + 1}", show))
+        runs.append(play_table(f"table-{t + 1}", players, bots, rules, f"{seed}/table-{t + 1}", show))
     elapsed = time.perf_counter() - started
     print(file=out)
     print_standings(runs, out)

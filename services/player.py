@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from typing import Any, Protocol
 
 import msgspec
@@ -14,7 +15,7 @@ from protocol.subjects import command_subject
 from protocol.wire import Reply, Update, decode, encode
 
 from . import logs
-from .bots import KeyedPolicy
+from .bots import Bot
 
 RETRY_CODES = frozenset({"busy", "unavailable"})
 
@@ -34,14 +35,14 @@ class RemotePlayer:
         self,
         nc: Client,
         player: str,
-        policy: KeyedPolicy,
+        bot: Bot,
         request_timeout: float = 5.0,
         observer: Observer | None = None,
     ) -> None:
         self.nc = nc
         self.observer = observer
         self.player = player
-        self.policy = policy
+        self.bot = bot
         self.request_timeout = request_timeout
         self.answered: dict[str, int] = {}
         self.rejections: list[Reply] = []
@@ -74,7 +75,10 @@ class RemotePlayer:
 
     async def _act(self, update: Update) -> None:
         view = update.view
-        action = msgspec.structs.replace(self.policy(view.table, update.index, view.seat, view.legal), at=update.index)
+        chosen = self.bot.act(update)
+        if inspect.isawaitable(chosen):
+            chosen = await chosen
+        action = msgspec.structs.replace(chosen, at=update.index)
         for attempt in range(50):
             if self.observer is not None:
                 self.observer.sent(view.table)

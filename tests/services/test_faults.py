@@ -13,7 +13,7 @@ from protocol.rules import Rules
 from protocol.subjects import command_subject
 from protocol.table import fold
 from protocol.wire import OpenTable, Reply, decode, encode
-from services.bots import hashed_policy
+from services.bots import HashedBot
 from services.player import RemotePlayer
 from services.store import EventStore
 
@@ -24,7 +24,7 @@ RULES = Rules(rounds=2, kontra=True, turn_seconds=60)
 
 
 async def _players(nc: Client) -> list[RemotePlayer]:
-    players = [RemotePlayer(nc, p, hashed_policy("f"), request_timeout=1.0) for p in PLAYERS]
+    players = [RemotePlayer(nc, p, HashedBot("f"), request_timeout=1.0) for p in PLAYERS]
     for p in players:
         await p.start()
     return players
@@ -129,7 +129,7 @@ async def test_silent_players_are_timed_out_even_across_a_restart(stack: Stack, 
 
 async def test_a_silent_player_among_bots_is_timed_out_and_the_table_finishes(stack: Stack, nc: Client) -> None:
     rules = Rules(rounds=1, turn_seconds=0.3)
-    bots = [RemotePlayer(nc, p, hashed_policy("s"), request_timeout=1.0) for p in PLAYERS[:2]]
+    bots = [RemotePlayer(nc, p, HashedBot("s"), request_timeout=1.0) for p in PLAYERS[:2]]
     for b in bots:
         await b.start()
     assert (await open_table(nc, OpenTable(table="mixed", players=PLAYERS, rules=rules, seed="m"))).ok

@@ -7,7 +7,7 @@ from nats.aio.client import Client
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.bots import hashed_policy, keyed_as_policy
+from services.bots import HashedBot
 from services.local import play_table
 from services.player import RemotePlayer
 
@@ -17,13 +17,12 @@ PLAYERS = ["ann", "bob", "cyd"]
 
 
 def pure_log(table: str, rules: Rules, seed: str, policy_seed: str) -> list:
-    policies = [keyed_as_policy(hashed_policy(policy_seed))] * 3
-    return play_table(table, PLAYERS, policies, rules, seed).log
+    return play_table(table, PLAYERS, [HashedBot(policy_seed)] * 3, rules, seed).log
 
 
 async def test_table_matches_pure_engine(stack: Stack, nc: Client) -> None:
     rules = Rules(rounds=2, kontra=True, turn_seconds=60)
-    players = [RemotePlayer(nc, p, hashed_policy("p1")) for p in PLAYERS]
+    players = [RemotePlayer(nc, p, HashedBot("p1")) for p in PLAYERS]
     for p in players:
         await p.start()
     reply = await open_table(nc, OpenTable(table="t1", players=PLAYERS, rules=rules, seed="seed-1"))

@@ -29,7 +29,7 @@ from protocol.events import TableClosed
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.bots import hashed_policy
+from services.bots import HashedBot
 from services.main import SERVICES
 from services.natsserver import EmbeddedServer
 from services.player import RemotePlayer
@@ -205,7 +205,7 @@ async def start_up(tmp_path: Path) -> AsyncIterator[Any]:
 
 async def play_table(nc: Client, table: str) -> list[Any]:
     """Open a table with three bots on ``nc``'s server and return its closed log."""
-    players = [RemotePlayer(nc, p, hashed_policy("up")) for p in PLAYERS]
+    players = [RemotePlayer(nc, p, HashedBot("up")) for p in PLAYERS]
     for p in players:
         await p.start()
     try:
