@@ -11,7 +11,7 @@ Seats in events are table seats (0..n-1 in the order of ``TableOpened.players``)
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -31,6 +31,8 @@ class TableOpened(Event, tag="table_opened/1"):
     rules: Rules
     seed: str
     """Deal seeds derive from it (``dealing.deal_seed``); equal seeds give equal deals."""
+    formats: dict[str, Literal["msgpack", "json"]] = {}
+    """How each player wants its updates encoded (msgpack unless listed)."""
 
 
 class DealDealt(Event, tag="deal_dealt/1"):

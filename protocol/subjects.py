@@ -8,6 +8,7 @@
 - ``skat.public.<table>``        the table's redacted public feed, for spectators.
 - ``skat.admin.*``               opening tables and other operator requests.
 - ``skat.health.<service>``      each running service instance answers (readiness checks).
+- ``skat.hello.<player>``        a player (re)connecting asks for its pending prompts again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def hello_subject(player: str) -> str:
+    return f"skat.hello.{player}"
 
 
 def health_subject(service: str) -> str:

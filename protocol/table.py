@@ -101,7 +101,7 @@ class TableState:
         "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
-        "events", "deal_events", "unknown",
+        "events", "deal_events", "unknown", "formats",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -130,6 +130,7 @@ class TableState:
         self.events = 0
         self.deal_events: list[Event] = []
         self.unknown = 0
+        self.formats: dict[str, str] = {}
 
     # --- questions ---------------------------------------------------------------------
 
@@ -191,6 +192,7 @@ class TableState:
         if len(e.players) != e.rules.players:
             raise LogError(self.events, f"{len(e.players)} players for a {e.rules.players}-player table")
         self.table, self.players, self.rules, self.seed = e.table, list(e.players), e.rules, e.seed
+        self.formats = dict(e.formats)
         self.n = len(e.players)
         self.totals = [0] * self.n
         self.sf_totals = [0] * self.n

@@ -7,7 +7,7 @@ table and, when it is its turn, the legal actions and the deadline.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -34,6 +34,8 @@ class OpenTable(msgspec.Struct, kw_only=True):
     players: list[str]
     rules: Rules = Rules()
     seed: str = ""
+    formats: dict[str, Literal["msgpack", "json"]] = {}
+    """Players that want JSON updates (msgpack is the default)."""
 
 
 class Update(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -30,6 +30,8 @@ class Dealer(Service):
             check_token("table", request.table)
             for player in request.players:
                 check_token("player", player)
+            if set(request.formats) - set(request.players):
+                raise ValueError("formats name players who are not at the table")
             if len(set(request.players)) != len(request.players):
                 raise ValueError("a player can hold only one seat")
             if len(request.players) != request.rules.players:
@@ -48,6 +50,7 @@ class Dealer(Service):
                     players=request.players,
                     rules=request.rules,
                     seed=request.seed or request.table,
+                    formats=request.formats,
                 )
                 try:
                     await self.append(table, [opened])

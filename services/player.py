@@ -62,7 +62,7 @@ class RemotePlayer:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _on_update(self, msg: Msg) -> None:
-        update: Update = decode(msg.data, Update, "msgpack")
+        update: Update = decode(msg.data, Update)
         table = update.view.table
         if not update.your_turn or self.answered.get(table, -1) >= update.index:
             return

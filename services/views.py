@@ -8,7 +8,9 @@ particular order between them (spectators can order by the ``Skat-Index`` header
 from __future__ import annotations
 
 from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
-from protocol.subjects import public_subject, view_subject
+from nats.aio.msg import Msg
+
+from protocol.subjects import hello_subject, public_subject, view_subject
 from protocol.views import SPECTATOR, redact, view
 from protocol.wire import Update, encode
 
@@ -35,6 +37,31 @@ class Views(Service):
         if isinstance(event, (DealDealt, DealScored, TableClosed)):
             self._new_deal_or_result[table.id] = True
 
+    async def on_start(self) -> None:
+        self._subs.append(await self.nc.subscribe(hello_subject("*"), cb=self._on_hello))
+
+    async def _on_hello(self, msg: Msg) -> None:
+        """A player (re)connected: send it again every prompt it has pending."""
+        player = msg.subject.rpartition(".")[2]
+        sent = 0
+        for table in list(self.tables.values()):
+            state = table.state
+            if player in state.players and state.to_move == state.players.index(player):
+                await self._send(table, state.players.index(player), player, your_turn=True)
+                sent += 1
+        if msg.reply:
+            await self.nc.publish(msg.reply, encode({"prompts": sent}, "json"))
+
+    async def _send(self, table: Table, seat: int, player: str, your_turn: bool) -> None:
+        state = table.state
+        update = Update(
+            view=view(state, seat),
+            your_turn=your_turn,
+            deadline=table.last_time() + state.rules.turn_seconds if your_turn else 0.0,
+            index=state.events,
+        )
+        await self.nc.publish(view_subject(player, table.id), encode(update, state.formats.get(player, "msgpack")))
+
     async def after_change(self, table: Table) -> None:
         for subject, index, data in self._public:
             # The position lets spectators drop repeats (a restarted projector sends again).
@@ -51,12 +78,5 @@ class Views(Service):
         # seat a full view after every event cost three times the traffic and grew with the deal.
         everyone = self._new_deal_or_result.pop(table.id, False)
         for seat, player in enumerate(state.players):
-            if seat != mover and not everyone:
-                continue
-            update = Update(
-                view=view(state, seat),
-                your_turn=seat == mover,
-                deadline=table.last_time() + state.rules.turn_seconds if seat == mover else 0.0,
-                index=state.events,
-            )
-            await self.nc.publish(view_subject(player, table.id), encode(update))
+            if seat == mover or everyone:
+                await self._send(table, seat, player, your_turn=seat == mover)
