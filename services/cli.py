@@ -20,6 +20,17 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     upp.add_argument("--nats", default=None, help="use this server instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
+    bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
+    bot.add_argument("name", help="built-in bot: random, stepping-random, hashed, heuristic")
+    bot.add_argument("--player", required=True, help="the player id the bot plays as")
+    bot.add_argument("--nats", default=None, help="server URL, with user:password@ for a secured server")
+    bot.add_argument("--seed", default="", help="seed of the bot's random choices")
+    auth = sub.add_parser("auth", help="write a nats-server configuration with one user per player")
+    auth.add_argument("--players", required=True, help="comma-separated player ids")
+    auth.add_argument("--out", required=True, help="directory for nats-server.conf and credentials.json")
+    auth.add_argument("--store", default=None, help="JetStream data directory (default: OUT/jetstream)")
+    auth.add_argument("--port", type=int, default=4222)
+    sub.add_parser("schema", help="print the JSON Schema of every message a player sends or receives")
     iss = sub.add_parser("iss-check", help="replay ISS records and compare with their published results")
     iss.add_argument("file")
     args = parser.parse_args(argv)
@@ -31,14 +42,39 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "service":
         from .main import service_main
 
-        return service_main(args.name, args.nats or os.environ.get("SKAT_NATS_URL", "nats://127.0.0.1:4222"))
+        return service_main(args.name, _nats_url(args.nats))
     if args.command == "up":
         from .main import up
 
         return up(args.nats or os.environ.get("SKAT_NATS_URL"), args.store)
+    if args.command == "bot":
+        from . import logs
+        from .bots import make_bot
+        from .sdk import run as run_bot
+
+        logs.configure()
+        run_bot(make_bot(args.name, args.seed or args.player), args.player, _nats_url(args.nats))
+        return 0
+    if args.command == "auth":
+        from .auth import write_auth
+
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+        users = write_auth(args.out, players, args.store, args.port)
+        print(f"wrote {args.out}/nats-server.conf and {args.out}/credentials.json ({len(users) - 1} players)")
+        print(f"start the server: nats-server -c {args.out}/nats-server.conf")
+        return 0
+    if args.command == "schema":
+        from protocol.schema import player_schema
+
+        print(player_schema())
+        return 0
     if args.command == "iss-check":
         return _iss_check(args.file)
     return 2
+
+
+def _nats_url(given: str | None) -> str:
+    return given or os.environ.get("SKAT_NATS_URL", "nats://127.0.0.1:4222")
 
 
 def _iss_check(path: str) -> int:

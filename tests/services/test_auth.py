@@ -1,0 +1,102 @@
+"""With the configuration from ``skat auth``, the broker itself keeps players to their own subjects."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from protocol.commands import Pass
+from protocol.rules import Rules
+from protocol.subjects import command_subject
+from protocol.table import fold
+from protocol.wire import OpenTable, encode
+from services.auth import SERVICE_USER, Credentials, write_auth
+from services.bots import HashedBot
+from services.natsserver import EmbeddedServer
+from services.player import RemotePlayer
+
+from .conftest import Stack, open_table, wait_closed, wait_ready
+
+PLAYERS = ["ann", "bob", "cyd"]
+
+
+@pytest.fixture
+async def secured(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedServer, dict[str, Credentials], Stack]]:
+    creds = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"))
+    assert (tmp_path / "auth" / "nats-server.conf").stat().st_mode & 0o777 == 0o600
+    server = EmbeddedServer(config=str(tmp_path / "auth" / "nats-server.conf")).start()
+    stack = Stack(creds[SERVICE_USER].url(port=server.port))
+    stack.start_all()
+    try:
+        await wait_ready(stack.url)
+        yield server, creds, stack
+    finally:
+        stack.stop()
+        server.stop()
+
+
+async def _connect_as(server: EmbeddedServer, cred: Credentials, errors: list[str]) -> Client:
+    async def error_cb(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    return await nats.connect(cred.url(port=server.port), inbox_prefix=f"_INBOX.{cred.user}", error_cb=error_cb)
+
+
+async def _violation(errors: list[str], what: str) -> bool:
+    for _ in range(40):
+        if any("permissions violation" in e.lower() and what.lower() in e.lower() for e in errors):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_a_player_cannot_see_or_act_for_others(secured: tuple[EmbeddedServer, dict[str, Credentials], Stack]) -> None:
+    server, creds, stack = secured
+    admin = await nats.connect(stack.url)
+    assert (await open_table(admin, OpenTable(table="sec", players=PLAYERS, seed="sec"))).ok
+    errors: list[str] = []
+    ann = await _connect_as(server, creds["ann"], errors)
+    seen: list[str] = []
+
+    async def spy(msg: object) -> None:
+        seen.append(getattr(msg, "subject", ""))
+
+    for subject in ("skat.view.bob.>", "skat.log.>", "$JS.API.>", "skat.cmd.>"):
+        await ann.subscribe(subject, cb=spy)
+        assert await _violation(errors, subject), (subject, errors)
+    with pytest.raises(Exception):
+        await ann.jetstream(timeout=1.0).stream_info("SKAT")
+    await ann.publish(command_subject("bob", "sec"), encode(Pass()))
+    assert await _violation(errors, "skat.cmd.bob.sec")
+    await asyncio.sleep(0.3)
+    assert seen == []  # nothing of anybody else's ever arrived
+    await ann.close()
+    await admin.close()
+
+
+async def test_players_with_their_own_users_play_a_table(secured: tuple[EmbeddedServer, dict[str, Credentials], Stack]) -> None:
+    server, creds, stack = secured
+    clients = []
+    players = []
+    errors: list[str] = []
+    for name in PLAYERS:
+        nc = await _connect_as(server, creds[name], errors)
+        clients.append(nc)
+        player = RemotePlayer(nc, name, HashedBot("sec"))
+        await player.start()
+        players.append(player)
+    admin = await nats.connect(stack.url)
+    assert (await open_table(admin, OpenTable(table="own", players=PLAYERS, rules=Rules(rounds=1), seed="own"))).ok
+    log = await wait_closed(admin, "own")
+    fold(log)
+    assert not errors, errors
+    assert all(not p.rejections for p in players)
+    for p, nc in zip(players, clients):
+        await p.stop()
+        await nc.close()
+    await admin.close()

@@ -1,0 +1,113 @@
+"""The bot SDK over a real stack: reconnecting bots, flooding bots, the schema, the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+from nats.aio.client import Client
+
+from protocol.commands import Bid, PlayCard
+from protocol.events import PlayerTimedOut
+from protocol.rules import Rules
+from protocol.schema import player_schema
+from protocol.subjects import command_subject
+from protocol.table import fold
+from protocol.wire import OpenTable, Reply, Update, decode, encode
+from services.bots import HashedBot
+from services.player import RemotePlayer
+from services.sdk import play
+
+from .conftest import Stack, open_table, wait_closed
+from .test_faults import _wait_events
+
+PLAYERS = ["ann", "bob", "cyd"]
+
+
+def _bot_process(url: str, player: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "services.cli", "bot", "hashed", "--player", player, "--nats", url])
+
+
+async def test_a_bot_that_reconnects_gets_its_prompt_again(stack: Stack, nc: Client) -> None:
+    others = [RemotePlayer(nc, p, HashedBot("r")) for p in ("ann", "cyd")]
+    for p in others:
+        await p.start()
+    bob = _bot_process(stack.url, "bob")
+    try:
+        rules = Rules(rounds=1, turn_seconds=60)
+        assert (await open_table(nc, OpenTable(table="re", players=PLAYERS, rules=rules, seed="re"))).ok
+        await _wait_events(nc, "re", 15)
+        bob.kill()  # gone mid-deal, possibly with a prompt unanswered
+        bob.wait()
+        await asyncio.sleep(0.5)
+        bob = _bot_process(stack.url, "bob")  # back: it says hello and gets its prompt again
+        log = await wait_closed(nc, "re", timeout=60)
+    finally:
+        bob.terminate()
+        assert bob.wait(10) == 0  # a clean shutdown on SIGTERM
+        for p in others:
+            await p.stop()
+    fold(log)
+    assert not [e for e in log if isinstance(e, PlayerTimedOut)]
+
+
+class Flooder:
+    """Plays legally, but first fires a burst of illegal and malformed commands at the table."""
+
+    def __init__(self, nc: Client, player: str) -> None:
+        self.nc, self.player = nc, player
+        self.inner = HashedBot("flood")
+        self.replies: list[Reply] = []
+
+    async def act(self, obs: Update) -> object:
+        subject = command_subject(self.player, obs.view.table)
+        junk = [b"\x00\x01garbage", b'{"type": "play", "card": "ZZ"}', encode(Bid(value=19)), encode(PlayCard(card="CJ", at=0))]
+        answers = await asyncio.gather(
+            *(self.nc.request(subject, junk[i % len(junk)], timeout=5) for i in range(40)), return_exceptions=True
+        )
+        self.replies += [decode(a.data, Reply) for a in answers if not isinstance(a, BaseException)]
+        return self.inner.act(obs)
+
+
+async def test_a_flooding_bot_is_refused_and_cannot_stall_the_table(stack: Stack, nc: Client) -> None:
+    flooder = Flooder(nc, "bob")
+    players = [RemotePlayer(nc, "ann", HashedBot("f")), RemotePlayer(nc, "bob", flooder), RemotePlayer(nc, "cyd", HashedBot("f"))]
+    for p in players:
+        await p.start()
+    rules = Rules(rounds=1, turn_seconds=30)
+    assert (await open_table(nc, OpenTable(table="flood", players=PLAYERS, rules=rules, seed="flood"))).ok
+    log = await wait_closed(nc, "flood", timeout=90)
+    for p in players:
+        await p.stop()
+    fold(log)
+    assert flooder.replies and all(not r.ok for r in flooder.replies)
+    assert {r.code for r in flooder.replies} <= {"malformed", "illegal", "out_of_turn", "stale"}
+    assert all(stack.alive(n) for n in ("dealer", "bidding", "play", "scoring", "views"))
+
+
+async def test_sdk_play_with_an_async_bot(stack: Stack, nc: Client) -> None:
+    class AsyncBot:
+        def __init__(self) -> None:
+            self.inner = HashedBot("a")
+
+        async def act(self, obs: Update) -> object:
+            await asyncio.sleep(0)
+            return self.inner.act(obs)
+
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(play(AsyncBot(), p, stack.url, stop)) for p in PLAYERS]
+    assert (await open_table(nc, OpenTable(table="sdk", players=PLAYERS, rules=Rules(rounds=1), seed="sdk"))).ok
+    fold(await wait_closed(nc, "sdk", timeout=60))
+    stop.set()
+    for remote in await asyncio.gather(*tasks):
+        assert not remote.rejections
+
+
+def test_schema_covers_every_command() -> None:
+    document = json.loads(player_schema())
+    tags = {d["properties"]["type"]["enum"][0] for name, d in document["$defs"].items() if name in {
+        "Bid", "Hold", "Pass", "PickUpSkat", "Discard", "Declare", "Kontra", "Re", "PlayCard", "ShowCards", "Resign"}}
+    assert tags == {"bid", "hold", "pass", "pickup", "discard", "declare", "kontra", "re", "play", "show", "resign"}
+    assert {"command", "reply", "update"} <= set(document["properties"])
