@@ -93,6 +93,8 @@ def from_type_info(t: mi.Type) -> st.SearchStrategy[Any]:
         return st.tuples(*(from_type_info(x) for x in t.item_types))
     if isinstance(t, mi.UnionType):
         return st.one_of(*(from_type_info(x) for x in t.types))
+    if isinstance(t, mi.DictType):
+        return st.dictionaries(from_type_info(t.key_type), from_type_info(t.value_type), max_size=3)
     if isinstance(t, mi.StructType):
         return struct_strategy(t.cls)
     raise NotImplementedError(f"no strategy for {t!r}")
