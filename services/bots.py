@@ -30,14 +30,22 @@ def observe(state: TableState, seat: int) -> Update:
     return Update(view=view(state, seat), your_turn=True, index=state.events)
 
 
+def decision_rng(seed: str, obs: Update) -> random.Random:
+    """A random source for one decision, from (seed, table, log position, seat) only: so a
+    bot's choices never depend on timing or on the order it sees its tables in, and a
+    tournament with a given seed plays the same way twice, over the bus or in the pure engine."""
+    key = f"{seed}/{obs.view.table}/{obs.index}/{obs.view.seat}".encode()
+    return random.Random(int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big"))
+
+
 class RandomBot:
     """Uniform over the legal actions (bids included: it will often overbid)."""
 
-    def __init__(self, seed: int | str | None = None) -> None:
-        self.rng = random.Random(seed)
+    def __init__(self, seed: str = "") -> None:
+        self.seed = seed
 
     def act(self, obs: Update) -> Command:
-        return self.rng.choice(obs.view.legal)
+        return decision_rng(self.seed, obs).choice(obs.view.legal)
 
 
 class SteppingRandomBot(RandomBot):
@@ -45,22 +53,11 @@ class SteppingRandomBot(RandomBot):
     (a uniform pick among 60 bids would bid 200 on any hand): random, but readable games."""
 
     def act(self, obs: Update) -> Command:
-        return self.rng.choice(_one_bid_step(obs.view.legal))
+        return decision_rng(self.seed, obs).choice(_one_bid_step(obs.view.legal))
 
 
-class HashedBot:
-    """Random-looking but reproducible: the choice depends only on (seed, table, log position,
-    seat), never on timing or call order, so a table played over the bus and one played through
-    the pure engine make the same moves. Bids climb one step at a time."""
-
-    def __init__(self, seed: str) -> None:
-        self.seed = seed
-
-    def act(self, obs: Update) -> Command:
-        steps = _one_bid_step(obs.view.legal)
-        key = f"{self.seed}/{obs.view.table}/{obs.index}/{obs.view.seat}".encode()
-        digest = hashlib.blake2b(key, digest_size=8).digest()
-        return steps[int.from_bytes(digest, "big") % len(steps)]
+HashedBot = SteppingRandomBot
+"""The reproducible random player the tests and benchmarks use."""
 
 
 def _one_bid_step(legal: list[Command]) -> list[Command]:
@@ -74,7 +71,6 @@ def _one_bid_step(legal: list[Command]) -> list[Command]:
 BOTS: dict[str, Callable[[str], Bot]] = {
     "random": RandomBot,
     "stepping-random": SteppingRandomBot,
-    "hashed": HashedBot,
 }
 
 

@@ -10,10 +10,16 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="play a local tournament of built-in bots")
-    run.add_argument("--tables", type=int, default=3)
-    run.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
-    run.add_argument("--seed", default="skatbus")
+    from .tournament_cli import add_arguments
+
+    run = sub.add_parser("run", help="the main job: a local bot tournament through the services (make run)")
+    add_arguments(run)
+    tour = sub.add_parser("tournament", help="run (or --resume) a tournament through the services")
+    add_arguments(tour)
+    quick = sub.add_parser("local", help="a quick tournament of random bots through the pure engine, no bus")
+    quick.add_argument("--tables", type=int, default=3)
+    quick.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
+    quick.add_argument("--seed", default="skatbus")
     svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
     svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"])
     svc.add_argument("--nats", default=None, help="server URL (default: $SKAT_NATS_URL or nats://127.0.0.1:4222)")
@@ -21,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     upp.add_argument("--nats", default=None, help="use this server instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
-    bot.add_argument("name", help="built-in bot: random, stepping-random, hashed, heuristic")
+    bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic")
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
     bot.add_argument("--nats", default=None, help="server URL, with user:password@ for a secured server")
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
@@ -34,7 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     iss = sub.add_parser("iss-check", help="replay ISS records and compare with their published results")
     iss.add_argument("file")
     args = parser.parse_args(argv)
-    if args.command == "run":
+    if args.command in ("run", "tournament"):
+        from .tournament_cli import tournament_main
+
+        return tournament_main(args, intro=args.command == "run")
+    if args.command == "local":
         from .local import run_local_tournament
 
         run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)

@@ -94,6 +94,51 @@ def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) 
             p.wait()
 
 
+async def wait_ready(url: str, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0) -> None:
+    """Until every named service answers its health check (``skat.health.<name>``)."""
+    import nats
+
+    from protocol.subjects import health_subject
+
+    client = await nats.connect(url)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    try:
+        for name in names:
+            while True:
+                try:
+                    await client.request(health_subject(name), b"", timeout=0.5)
+                    break
+                except Exception:
+                    if loop.time() > end:
+                        raise TimeoutError(f"service {name} did not come up within {timeout} s") from None
+                    await asyncio.sleep(0.05)
+    finally:
+        await client.close()
+
+
+class LocalStack:
+    """An embedded nats-server and the five services as processes, for one command's lifetime
+    (``skat run``, ``skat tournament`` without ``--nats``)."""
+
+    def __init__(self, store_dir: str | None = None) -> None:
+        self.server = EmbeddedServer(store_dir=store_dir)
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.store_dir = store_dir
+
+    async def __aenter__(self) -> str:
+        self.server.start()
+        env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_LOG_LEVEL", "warning")}
+        for name in SERVICES:
+            self.procs.extend(spawn_services(self.server.url, (name,), env=env))
+        await wait_ready(self.server.url)
+        return self.server.url
+
+    async def __aexit__(self, *exc: object) -> None:
+        stop_processes(self.procs)
+        self.server.stop(remove_store=self.store_dir is None)
+
+
 def up(url: str | None, store_dir: str | None = None) -> int:
     """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
     or SIGTERM. Returns non-zero if a service or the server died on its own."""

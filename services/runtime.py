@@ -79,7 +79,10 @@ async def connect(url: str, name: str, **options: Any) -> Client:
         log.warning("nats_error", error=repr(exc))
 
     async def disconnected_cb() -> None:
-        log.warning("nats_disconnected")
+        if nc.is_closed or nc.is_draining:
+            log.debug("nats_disconnected")  # we are shutting down
+        else:
+            log.warning("nats_disconnected")
 
     async def reconnected_cb() -> None:
         log.info("nats_reconnected", url=str(nc.connected_url.netloc if nc.connected_url else ""))

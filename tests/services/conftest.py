@@ -13,9 +13,9 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import Event, TableClosed
-from protocol.subjects import ADMIN_OPEN, health_subject
+from protocol.subjects import ADMIN_OPEN
 from protocol.wire import OpenTable, Reply, decode, encode
-from services.main import SERVICES, stop_processes
+from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
 from services.store import EventStore
 
@@ -59,25 +59,6 @@ class Stack:
 
     def alive(self, name: str) -> bool:
         return any(p.poll() is None for p in self.procs.get(name, []))
-
-
-async def wait_ready(url: str, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0) -> None:
-    """Until every named service answers its health check."""
-    client = await nats.connect(url)
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    try:
-        for name in names:
-            while True:
-                try:
-                    await client.request(health_subject(name), b"", timeout=0.5)
-                    break
-                except Exception:
-                    if loop.time() > end:
-                        raise TimeoutError(f"service {name} did not come up")
-                    await asyncio.sleep(0.05)
-    finally:
-        await client.close()
 
 
 @pytest.fixture

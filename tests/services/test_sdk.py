@@ -27,7 +27,7 @@ PLAYERS = ["ann", "bob", "cyd"]
 
 
 def _bot_process(url: str, player: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "services.cli", "bot", "hashed", "--player", player, "--nats", url])
+    return subprocess.Popen([sys.executable, "-m", "services.cli", "bot", "stepping-random", "--player", player, "--nats", url])
 
 
 async def test_a_bot_that_reconnects_gets_its_prompt_again(stack: Stack, nc: Client) -> None:

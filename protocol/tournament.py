@@ -1,0 +1,194 @@
+"""Tournaments as pure data: the schedule, the tournament's own events, and the standings.
+
+A tournament is event-sourced like a table: ``TournamentCreated`` fixes the entrants, the rules
+and the whole schedule (every table with its seating and seed); ``TableFinished`` records each
+finished table; ``TournamentFinished`` closes it. A killed tournament is resumed by folding its
+log: tables without ``TableFinished`` are continued or opened, none is played twice.
+
+Duplicate mode plays every set of deals once per seat rotation: the rotated tables share one
+table seed, so they get the same deals (``dealing.deal_seed``) and every entrant holds every
+hand once. Luck in the cards then cancels out, as in duplicate bridge.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import msgspec
+
+from .events import DealScored, Event, TableOpened
+from .rules import Rules
+from .subjects import check_token
+
+
+class TableSpec(msgspec.Struct, frozen=True):
+    table: str
+    players: list[str]
+    """Entrants by seat."""
+    seed: str
+    group: int = 0
+    """Tables of one group play the same deals (duplicate mode)."""
+
+
+class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    entrants: list[str]
+    """Player ids, one per seat of a table (3, or 4 with ``rules.players == 4``)."""
+    bots: dict[str, str] = {}
+    """Entrant -> built-in bot name; entrants not listed are remote players that connect themselves."""
+    formats: dict[str, Literal["msgpack", "json"]] = {}
+    rules: Rules = Rules(rounds=4, seeger_fabian=True)
+    groups: int = 2
+    """Sets of deals: one table each, or one table per seat rotation in duplicate mode."""
+    duplicate: bool = True
+    seed: str = "skatbus"
+
+
+class TournamentCreated(msgspec.Struct, frozen=True, tag="tournament_created/1", tag_field="type"):
+    config: TournamentConfig
+    tables: list[TableSpec]
+
+
+class TableFinished(msgspec.Struct, frozen=True, tag="table_finished/1", tag_field="type"):
+    table: str
+    deals: int
+    totals: list[int]
+    seeger_fabian: list[int]
+
+
+class TournamentFinished(msgspec.Struct, frozen=True, tag="tournament_finished/1", tag_field="type"):
+    tables: int
+
+
+TournamentEvent = TournamentCreated | TableFinished | TournamentFinished
+
+
+def schedule(config: TournamentConfig) -> list[TableSpec]:
+    """Every table of the tournament, in the order they are opened."""
+    check_token("tournament", config.id)
+    seats = config.rules.players
+    if len(config.entrants) != seats:
+        raise ValueError(f"{len(config.entrants)} entrants for {seats}-player tables: give exactly {seats}")
+    if len(set(config.entrants)) != seats:
+        raise ValueError("entrants must be distinct")
+    if config.rules.rounds < 1:
+        raise ValueError("a tournament needs a fixed number of rounds per table")
+    tables = []
+    for group in range(config.groups):
+        seed = f"{config.seed}/{group}"
+        rotations = range(seats) if config.duplicate else [group % seats]
+        for r in rotations:
+            players = [config.entrants[(seat + r) % seats] for seat in range(seats)]
+            name = f"{config.id}-g{group}" + (f"r{r}" if config.duplicate else "")
+            tables.append(TableSpec(table=name, players=players, seed=seed, group=group))
+    return tables
+
+
+class TournamentState:
+    """What a tournament's log says: its config, its tables, which are finished."""
+
+    def __init__(self) -> None:
+        self.config: TournamentConfig | None = None
+        self.tables: list[TableSpec] = []
+        self.finished: dict[str, TableFinished] = {}
+        self.done = False
+
+    def apply(self, event: TournamentEvent) -> None:
+        if isinstance(event, TournamentCreated):
+            if self.config is not None:
+                raise ValueError("tournament created twice")
+            self.config, self.tables = event.config, list(event.tables)
+        elif isinstance(event, TableFinished):
+            if event.table not in {t.table for t in self.tables}:
+                raise ValueError(f"{event.table} is not a table of this tournament")
+            if event.table in self.finished:
+                raise ValueError(f"{event.table} finished twice")
+            self.finished[event.table] = event
+        elif isinstance(event, TournamentFinished):
+            self.done = True
+
+    @property
+    def pending(self) -> list[TableSpec]:
+        return [t for t in self.tables if t.table not in self.finished]
+
+
+def fold_tournament(events: Iterable[TournamentEvent]) -> TournamentState:
+    state = TournamentState()
+    for e in events:
+        state.apply(e)
+    return state
+
+
+# --- standings ------------------------------------------------------------------------------
+
+
+class GameStats(msgspec.Struct):
+    played: int = 0
+    won: int = 0
+
+
+class Standing(msgspec.Struct, kw_only=True):
+    player: str
+    seeger_fabian: int
+    deals: int
+    per_deal: float
+    ci95: float | None
+    """Half-width of the 95 % confidence interval of ``per_deal`` (None below two deals)."""
+    list_points: int
+    declared: int
+    won: int
+    by_game: dict[str, GameStats]
+
+
+_GAME_NAMES = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null"}
+
+
+def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
+    """Standings over finished (or running) tables' logs, best first.
+
+    The interval is mean +- 1.96 sd / sqrt(n) over each player's Seeger-Fabian points per deal
+    it took part in: deals are the independent trials (in duplicate mode, paired ones).
+    """
+    points: dict[str, list[int]] = {}
+    totals: dict[str, int] = {}
+    declared: dict[str, dict[str, GameStats]] = {}
+    for log in logs:
+        opened = next((e for e in log if isinstance(e, TableOpened)), None)
+        if opened is None:
+            continue
+        players = opened.players
+        for e in log:
+            if not isinstance(e, DealScored):
+                continue
+            r = e.result
+            for seat, name in enumerate(players):
+                points.setdefault(name, []).append(r.seeger_fabian[seat])
+                totals[name] = totals.get(name, 0) + r.scores[seat]
+            if r.kind == "game" and r.declarer is not None and r.game is not None:
+                stats = declared.setdefault(players[r.declarer], {}).setdefault(_GAME_NAMES[r.game.game], GameStats())
+                stats.played += 1
+                stats.won += r.won
+    out = []
+    for name, pts in points.items():
+        n = len(pts)
+        mean = sum(pts) / n
+        sd = statistics.stdev(pts) if n > 1 else 0.0
+        games = declared.get(name, {})
+        out.append(
+            Standing(
+                player=name,
+                seeger_fabian=sum(pts),
+                deals=n,
+                per_deal=mean,
+                ci95=1.96 * sd / math.sqrt(n) if n > 1 else None,
+                list_points=totals.get(name, 0),
+                declared=sum(g.played for g in games.values()),
+                won=sum(g.won for g in games.values()),
+                by_game=dict(sorted(games.items())),
+            )
+        )
+    out.sort(key=lambda s: -s.seeger_fabian)
+    return out

@@ -1,0 +1,117 @@
+"""Command-line front ends of the tournament runner: ``skat tournament`` and ``skat run``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+from protocol.rules import Rules
+from protocol.tournament import TournamentConfig
+
+from . import logs
+from .bots import BOTS
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bots", default="stepping-random,random,random",
+                   help="built-in bots by name, one per seat (names repeat: random, random-2, ...)")
+    p.add_argument("--remote", action="append", default=[], metavar="ID[:json]",
+                   help="a remote player that connects by itself (replaces one bot seat); :json for JSON updates")
+    p.add_argument("--id", default=None, help="tournament id (default: from the seed)")
+    p.add_argument("--resume", default=None, metavar="ID", help="continue a tournament that was interrupted")
+    p.add_argument("--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)")
+    p.add_argument("--rounds", type=int, default=8, help="rounds per table (a round is one deal per player)")
+    p.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="no seat rotation of the same deals")
+    p.add_argument("--seed", default="skatbus")
+    p.add_argument("--profile", choices=["isko", "classic"], default="isko")
+    p.add_argument("--kontra", action="store_true")
+    p.add_argument("--ramsch", action="store_true")
+    p.add_argument("--bock", action="store_true")
+    p.add_argument("--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian")
+    p.add_argument("--players", type=int, choices=[3, 4], default=3, help="players per table")
+    p.add_argument("--turn-seconds", type=float, default=30.0)
+    p.add_argument("--nats", default=None, help="use these services on this server (default: start a local stack)")
+    p.add_argument("--out", default="runs", help="directory for the results")
+
+
+def config_from(args: argparse.Namespace) -> TournamentConfig:
+    names = [b.strip() for b in args.bots.split(",") if b.strip()]
+    entrants: list[str] = []
+    bots: dict[str, str] = {}
+    formats: dict[str, Any] = {}
+    for remote in args.remote:
+        pid, _, fmt = remote.partition(":")
+        entrants.append(pid)
+        if fmt:
+            formats[pid] = fmt
+    for name in names[: max(0, args.players - len(entrants))]:
+        if name not in BOTS:
+            raise SystemExit(f"unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+        pid, n = name, 2
+        while pid in entrants:
+            pid, n = f"{name}-{n}", n + 1
+        entrants.append(pid)
+        bots[pid] = name
+    rules = Rules(
+        profile=args.profile, kontra=args.kontra, ramsch=args.ramsch, bock=args.bock,
+        seeger_fabian=args.seeger_fabian, rounds=args.rounds, players=args.players, turn_seconds=args.turn_seconds,
+    )
+    tid = args.id or f"t-{args.seed}".replace("/", "-")[:60]
+    return TournamentConfig(id=tid, entrants=entrants, bots=bots, formats=formats, rules=rules,
+                            groups=args.groups, duplicate=args.duplicate, seed=args.seed)
+
+
+async def _run(args: argparse.Namespace, intro: bool) -> int:
+    import nats
+
+    from .main import LocalStack
+    from .tournament import format_standings, run_tournament
+
+    config = None if args.resume else config_from(args)
+    url = args.nats or os.environ.get("SKAT_NATS_URL")
+    stack = None
+    if url is None:
+        # `skat run` plays in a throwaway store; a named tournament keeps its store for --resume.
+        stack = LocalStack(store_dir=None if intro else os.path.join(args.out, "store"))
+        url = await stack.__aenter__()
+        if intro:
+            print(f"Started a local nats-server ({url}) and the five services (dealer, bidding, play, scoring, views).")
+    try:
+        nc = await nats.connect(url)
+        try:
+            if config is not None and intro:
+                tables = config.groups * (config.rules.players if config.duplicate else 1)
+                print(
+                    f"Tournament {config.id}: {', '.join(config.entrants)}; {tables} tables of "
+                    f"{config.rules.deals} deals{' (duplicate: every deal once per seat rotation)' if config.duplicate else ''}.\n"
+                )
+            results = await run_tournament(nc, config, resume=args.resume, out_dir=args.out)
+        finally:
+            await nc.close()
+    finally:
+        if stack is not None:
+            await stack.__aexit__(None, None, None)
+    print()
+    print(format_standings(results))
+    files = results["files"]
+    print(f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)")
+    if intro:
+        first = results["tables"][0]["table"] if results["tables"] else "TABLE"
+        print(
+            "\nNext: plug in your own bot (docs/protocol.md; `skat bot NAME --player ID`, examples/node-bot),"
+            f"\n      run a bigger one (`skat tournament --groups 10 --rounds 12`), or replay {first} from the archive."
+        )
+    return 0
+
+
+def tournament_main(args: argparse.Namespace, intro: bool = False) -> int:
+    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
+    try:
+        import uvloop
+
+        return uvloop.run(_run(args, intro))  # type: ignore[no-any-return]
+    except ImportError:
+        return asyncio.run(_run(args, intro))
