@@ -77,10 +77,15 @@ class TournamentLog:
 
     async def read(self, tid: str) -> list[TournamentEvent]:
         out: list[TournamentEvent] = []
-        sub = await self.js.subscribe(f"skat.tournament.{tid}", ordered_consumer=True)
         try:
             info = await self.js.stream_info(STREAM, subjects_filter=f"skat.tournament.{tid}")
-            expected = (info.state.subjects or {}).get(f"skat.tournament.{tid}", 0)
+        except NotFoundError:
+            return out
+        expected = (info.state.subjects or {}).get(f"skat.tournament.{tid}", 0)
+        if not expected:
+            return out
+        sub = await self.js.subscribe(f"skat.tournament.{tid}", ordered_consumer=True)
+        try:
             while len(out) < expected:
                 msg = await sub.next_msg(timeout=5.0)
                 out.append(_DECODER.decode(msg.data))
