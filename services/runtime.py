@@ -39,7 +39,7 @@ from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, TableOpened, UnknownEvent
 from protocol.subjects import COMMANDS_ALL, health_subject, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
 from protocol.table import OWNER, LogError, TableState, due
-from protocol.wire import Reply, decode_command, encode
+from protocol.wire import Reply, decode_command, encode, sniff
 
 from . import logs
 from .consumer import PullConsumer
@@ -329,7 +329,7 @@ class Service:
             command, fmt = decode_command(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if self.answers_malformed:
-                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"))
+                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"), sniff(msg.data))
             return
         if not isinstance(command, self.commands):
             return
