@@ -74,6 +74,15 @@ BOTS: dict[str, Callable[[str], Bot]] = {
 }
 
 
+def _heuristic(seed: str) -> Bot:
+    from .heuristic import HeuristicBot  # imported only when asked for: it carries its model
+
+    return HeuristicBot(seed)
+
+
+BOTS["heuristic"] = _heuristic
+
+
 def make_bot(name: str, seed: str = "") -> Bot:
     """A built-in bot by name (see ``BOTS``)."""
     try:

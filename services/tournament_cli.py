@@ -16,7 +16,7 @@ from .bots import BOTS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bots", default="stepping-random,random,random",
+    p.add_argument("--bots", default="heuristic,stepping-random,random",
                    help="built-in bots by name, one per seat (names repeat: random, random-2, ...)")
     p.add_argument("--remote", action="append", default=[], metavar="ID[:json]",
                    help="a remote player that connects by itself (replaces one bot seat); :json for JSON updates")
@@ -102,7 +102,7 @@ async def _run(args: argparse.Namespace, intro: bool) -> int:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
         print(
             "\nNext: plug in your own bot (docs/protocol.md; `skat bot NAME --player ID`, examples/node-bot),"
-            f"\n      run a bigger one (`skat tournament --groups 10 --rounds 12`), or replay {first} from the archive."
+            f"\n      run a bigger one (`skat tournament --groups 10 --rounds 12`), or read table {first} in the archive."
         )
     return 0
 
