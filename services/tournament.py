@@ -125,14 +125,14 @@ class Progress:
             filled = int(width * done / max(self.total, 1))
             bar = "#" * filled + "." * (width - filled)
             self.out.write(
-                f"\r[{bar}] {done}/{self.total} deals  {rate:5.1f} deals/s  ETA {eta:4.0f} s  {self.leader}   "
+                f"\r[{bar}] {done}/{self.total} deals  {rate:5.1f} deals/s  ETA {eta:4.0f} s  SF/deal: {self.leader}   "
             )
             self.out.flush()
         else:
             tenth = 10 * done // max(self.total, 1)
             if tenth != self._last_tenth:
                 self._last_tenth = tenth
-                print(f"{done}/{self.total} deals, {rate:.1f} deals/s, ETA {eta:.0f} s {self.leader}", file=self.out, flush=True)
+                print(f"{done}/{self.total} deals, {rate:.1f} deals/s, ETA {eta:.0f} s  SF/deal so far: {self.leader}", file=self.out, flush=True)
 
     def finish(self) -> None:
         if self.tty:
@@ -183,11 +183,25 @@ async def run_tournament(
             return
         event = MSGPACK.decode(msg.data)
         if isinstance(event, DealScored):
+            if event.deal > deals_done.get(table, 0):
+                for seat, points in enumerate(event.result.seeger_fabian):
+                    name = seating[table][seat]
+                    running[name] = running.get(name, 0) + points
+                    dealt[name] = dealt.get(name, 0) + 1
             deals_done[table] = max(deals_done.get(table, 0), event.deal)
         elif isinstance(event, TableClosed):
             closed.add(table)
             if closed >= pending:
                 all_closed.set()
+
+    seating = {t.table: t.players for t in state.tables}
+    running: dict[str, int] = {}
+    dealt: dict[str, int] = {}
+
+    def leaders() -> str:
+        """The standings so far, from the deals scored while we watched."""
+        order = sorted(running, key=lambda n: -running[n] / max(dealt[n], 1))
+        return "  ".join(f"{n} {running[n] / max(dealt[n], 1):+.1f}" for n in order[:4])
 
     subs = [await nc.subscribe(f"skat.public.{t}", cb=on_public) for t in pending]
     players = [
@@ -205,6 +219,7 @@ async def run_tournament(
             closed.add(spec.table)
     if closed >= pending:
         all_closed.set()
+    progress = Progress(total, out)  # the clock starts as the tables open
     for spec in state.pending:
         if spec.table in closed:
             continue
@@ -218,15 +233,14 @@ async def run_tournament(
         from .sdk import hello
 
         await hello(nc, p.player)
-    progress = Progress(total, out)
     finished_before = sum(f.deals for f in state.finished.values())
     while not all_closed.is_set():
-        progress.update(finished_before + sum(deals_done.values()))
+        progress.update(finished_before + sum(deals_done.values()), leaders())
         try:
             await asyncio.wait_for(all_closed.wait(), 0.25)
         except asyncio.TimeoutError:
             pass
-    progress.update(total)
+    progress.update(total, leaders())
     progress.finish()
     for sub in subs:
         await sub.unsubscribe()

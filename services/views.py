@@ -27,13 +27,13 @@ class Views(Service):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._sent: dict[str, int] = {}
-        self._public: list[tuple[str, int, bytes]] = []
+        self._public: dict[str, list[tuple[int, bytes]]] = {}
         self._new_deal_or_result: dict[str, bool] = {}
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
             return
-        self._public.append((public_subject(table.id), index, MSGPACK.encode(redact(event, SPECTATOR))))
+        self._public.setdefault(table.id, []).append((index, MSGPACK.encode(redact(event, SPECTATOR))))
         if isinstance(event, (DealDealt, DealScored, TableClosed)):
             self._new_deal_or_result[table.id] = True
 
@@ -63,10 +63,11 @@ class Views(Service):
         await self.nc.publish(view_subject(player, table.id), encode(update, state.formats.get(player, "msgpack")))
 
     async def after_change(self, table: Table) -> None:
-        for subject, index, data in self._public:
+        # Per table, taken before the first await: another table's handler may run meanwhile.
+        subject = public_subject(table.id)
+        for index, data in self._public.pop(table.id, []):
             # The position lets spectators drop repeats (a restarted projector sends again).
             await self.nc.publish(subject, data, headers={"Skat-Index": str(index)})
-        self._public.clear()
         state = table.state
         if not state.n or self._sent.get(table.id) == state.events:
             return
