@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+
+# Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
+# ``handler`` on its parsers, so a command lives next to the code it runs.
+_COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     auth.add_argument("--store", default=None, help="JetStream data directory (default: OUT/jetstream)")
     auth.add_argument("--port", type=int, default=4222)
     sub.add_parser("schema", help="print the JSON Schema of every message a player sends or receives")
-    iss = sub.add_parser("iss-check", help="replay ISS records and compare with their published results")
-    iss.add_argument("file")
+    for module in _COMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     args = parser.parse_args(argv)
+    if hasattr(args, "handler"):
+        return int(args.handler(args))
     if args.command in ("run", "tournament"):
         from .tournament_cli import tournament_main
 
@@ -78,32 +85,11 @@ def main(argv: list[str] | None = None) -> int:
 
         print(player_schema())
         return 0
-    if args.command == "iss-check":
-        return _iss_check(args.file)
     return 2
 
 
 def _nats_url(given: str | None) -> str:
     return given or os.environ.get("SKAT_NATS_URL", "nats://127.0.0.1:4222")
-
-
-def _iss_check(path: str) -> int:
-    from protocol.iss import IssFormatError, check, read_records
-
-    counts: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for n, item in enumerate(read_records(f), 1):
-            if isinstance(item, IssFormatError):
-                status, line = "error", f"line {n}: {item}"
-            else:
-                v = check(item)
-                status = v.status
-                detail = v.reason or ", ".join(f"{k}: published {a} engine {b}" for k, (a, b) in v.differences.items())
-                line = f"{item.game_id:>10} {v.status:<8} {detail}"
-            counts[status] = counts.get(status, 0) + 1
-            print(line)
-    print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-    return 1 if counts.get("differ") or counts.get("error") else 0
 
 
 if __name__ == "__main__":
