@@ -9,7 +9,7 @@ import sys
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("services.records", "services.replay")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,8 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     auth.add_argument("--store", default=None, help="JetStream data directory (default: OUT/jetstream)")
     auth.add_argument("--port", type=int, default=4222)
     sub.add_parser("schema", help="print the JSON Schema of every message a player sends or receives")
-    for module in _COMMAND_MODULES:
-        importlib.import_module(module).register(sub)
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # not part of this installation
+        module.register(sub)
     args = parser.parse_args(argv)
     if hasattr(args, "handler"):
         return int(args.handler(args))
