@@ -98,3 +98,24 @@ async def test_same_seed_same_results_and_resume_after_a_kill(stack: Stack, nc: 
 
 async def _exists(nc: Client) -> bool:
     return bool(await TournamentLog(nc).read("same"))
+
+
+async def test_a_remote_player_takes_part(stack: Stack, nc: Client, tmp_path: Path) -> None:
+    """Entrants not listed as built-in bots are remote players that connect by themselves."""
+    from services.bots import SteppingRandomBot
+    from services.player import RemotePlayer
+
+    remote = RemotePlayer(nc, "visitor", SteppingRandomBot("v"))
+    await remote.start()
+    config = TournamentConfig(
+        id="visit",
+        entrants=["heuristic", "visitor", "random"],
+        bots={"heuristic": "heuristic", "random": "random"},
+        rules=Rules(rounds=1, seeger_fabian=True),
+        groups=1,
+        seed="visit",
+    )
+    results = await run_tournament(nc, config, out_dir=tmp_path, out=io.StringIO())
+    await remote.stop()
+    assert {s["player"] for s in results["standings"]} == {"heuristic", "visitor", "random"}
+    assert not remote.rejections
