@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
@@ -13,6 +14,8 @@ _COMMAND_MODULES: tuple[str, ...] = ("services.records", "services.replay")
 
 
 def main(argv: list[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `skat replay ... | head` ends quietly
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
     from .tournament_cli import add_arguments
