@@ -34,9 +34,9 @@ from protocol import cards as C
 from protocol.decide import Rejection, decide
 from protocol.deal import DEFENDERS_RESIGNED, DOUBLING, ENDED
 from protocol.dealing import deal_seats, dealer_seat
+from protocol.archive import decode_event, decode_line, encode_line
 from protocol.events import (
     AllPassed,
-    AnyEvent,
     BidHeld,
     BidMade,
     CardPlayed,
@@ -220,21 +220,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 # --- the archive format ------------------------------------------------------------------
 
 
-def archive_line(table: str, index: int, event: Event) -> bytes:
-    """One archive line, byte for byte as ``services.tournament.write_results`` writes it."""
-    return (
-        b'{"table":' + msgspec.json.encode(table) + b',"index":' + str(index).encode()
-        + b',"event":' + msgspec.json.encode(event) + b"}\n"
-    )  # fmt: skip
+archive_line = encode_line
 
 
 class ArchiveLine(msgspec.Struct):
     table: str
     index: int
-    event: AnyEvent  # type: ignore[valid-type]
-
-
-_ARCHIVE: Final = msgspec.json.Decoder(ArchiveLine)
+    event: Event | UnknownEvent
 
 
 def read_archive(lines: Iterable[str | bytes]) -> Iterator[ArchiveLine]:
@@ -243,8 +235,9 @@ def read_archive(lines: Iterable[str | bytes]) -> Iterator[ArchiveLine]:
         if not line.strip():
             continue
         try:
-            yield _ARCHIVE.decode(line)
-        except msgspec.DecodeError as exc:
+            raw = decode_line(line)
+            yield ArchiveLine(raw.table, raw.index, decode_event(raw.event))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise ValueError(f"archive line {n}: {exc}") from exc
 
 

@@ -23,11 +23,10 @@ from typing import Any, TextIO
 import msgspec
 
 from protocol import cards as C
+from protocol.archive import decode_event, decode_line
 from protocol.deal import POSITION_NAMES
 from protocol.events import (
-    BY_TAG,
     AllPassed,
-    AnyEvent,
     BiddingWon,
     BidHeld,
     BidMade,
@@ -59,17 +58,6 @@ AnyLogged = Event | UnknownEvent
 # --- loading -------------------------------------------------------------------------------
 
 
-class _Line(msgspec.Struct):
-    table: str
-    index: int
-    event: msgspec.Raw
-
-
-_LINE = msgspec.json.Decoder(_Line)
-_EVENT = msgspec.json.Decoder(AnyEvent)
-_TAG_ONLY = msgspec.json.Decoder(dict[str, Any])
-
-
 @dataclass
 class TableLog:
     """One table's events as read, plus the first problem met while reading (a line that does
@@ -85,29 +73,13 @@ class TableLog:
             self.problem = LogError(position, reason)
 
 
-def decode_event(raw: bytes) -> AnyLogged:
-    """An archived event; an unknown type/version becomes ``UnknownEvent`` (as in the store)."""
-    try:
-        return _EVENT.decode(raw)  # type: ignore[no-any-return]
-    except msgspec.ValidationError:
-        fields = _TAG_ONLY.decode(raw)
-        tag = fields.get("type")
-        if isinstance(tag, str) and tag not in BY_TAG:
-            name, _, version = tag.partition("/")
-            if version.isdigit():  # a newer event, archived as itself
-                return UnknownEvent(name, int(version))
-            if not version and isinstance(fields.get("version"), int):  # an UnknownEvent, archived
-                return UnknownEvent(name, fields["version"])
-        raise
-
-
 def archive_tables(path: Path) -> list[str]:
     """The table ids of an archive in the order they first appear."""
     seen: dict[str, None] = {}
     with open(path, "rb") as f:
         for line in f:
             if line.strip():
-                seen.setdefault(_LINE.decode(line).table, None)
+                seen.setdefault(decode_line(line).table, None)
     return list(seen)
 
 
@@ -122,7 +94,7 @@ def load_archive(path: Path, table: str | None = None) -> TableLog:
             if not line.strip():
                 continue
             try:
-                entry = _LINE.decode(line)
+                entry = decode_line(line)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise ValueError(f"{path}:{lineno}: not an archive line: {exc}") from None
             if table is None:

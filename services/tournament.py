@@ -24,6 +24,7 @@ from nats.aio.msg import Msg
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError, NotFoundError
 
+from protocol.archive import encode_line
 from protocol.events import MSGPACK, DealScored, Event, TableClosed
 from protocol.subjects import ADMIN_OPEN
 from protocol.tournament import (
@@ -292,8 +293,7 @@ def write_results(
     with open(out / "archive.jsonl", "wb") as f:
         for name, events in table_logs.items():
             for index, event in enumerate(events):
-                f.write(b'{"table":' + msgspec.json.encode(name) + b',"index":' + str(index).encode()
-                        + b',"event":' + msgspec.json.encode(event) + b"}\n")
+                f.write(encode_line(name, index, event))
     return results
 
 

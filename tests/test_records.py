@@ -249,7 +249,8 @@ def test_ramsch_deals_are_reported_not_exported(tmp_path: Path, capsys: pytest.C
 
 def test_a_broken_archive_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     archive = tmp_path / "a.jsonl"
-    archive.write_text('{"table":"t","index":0,"event":{"type":"nope/1"}}\n')
+    # A known event with a broken field (an unknown type would be skipped, as in the store).
+    archive.write_text('{"table":"t","index":0,"event":{"type":"bid/1","seat":"x","value":18}}\n')
     code = main(["iss", "export", str(archive), "--out", str(tmp_path / "x.sgf")])
     assert code == 1
     assert "archive line 1" in capsys.readouterr().err
