@@ -170,8 +170,8 @@ class Deal:
         if phase == SKAT:
             return [PICKUP, *_declares_for(self.bid, True)]
         if phase == DISCARD:
-            hand = C.cards_of(self.hands[self.declarer])
-            return [DISCARDS[(a, b)] for i, a in enumerate(hand) for b in hand[i + 1 :]]
+            held = C.cards_of(self.hands[self.declarer])
+            return [DISCARDS[(a, b)] for i, a in enumerate(held) for b in held[i + 1 :]]
         if phase == DECLARE:
             return list(_declares_for(self.bid, False))
         if phase == DOUBLING:

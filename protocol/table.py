@@ -11,7 +11,7 @@ it (each owns some kinds, see ``OWNER``), and player commands wait until nothing
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import msgspec
@@ -383,7 +383,7 @@ _APPLY = {
 }
 
 
-def _cards_mask(codes: list[str]) -> int:
+def _cards_mask(codes: Sequence[str]) -> int:
     """A card set from codes msgspec already validated; a card listed twice is an error."""
     m = 0
     for code in codes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from protocol.commands import Bid, Command
@@ -60,7 +60,7 @@ HashedBot = SteppingRandomBot
 """The reproducible random player the tests and benchmarks use."""
 
 
-def _one_bid_step(legal: list[Command]) -> list[Command]:
+def _one_bid_step(legal: Sequence[Command]) -> list[Command]:
     steps = [a for a in legal if not isinstance(a, Bid)]
     bids = [a for a in legal if isinstance(a, Bid)]
     if bids:

@@ -99,9 +99,9 @@ def print_standings(runs: list[TableRun], out=sys.stdout) -> None:
     for run in runs:
         s = run.state
         for seat, name in enumerate(run.players):
-            games = [r.result for r in s.sheet if r.result.declarer == seat and r.result.kind == "game"]
-            won = sum(1 for g in games if g.won)
-            rows.append((s.sf_totals[seat], name, run.table, s.totals[seat], len(games), won, len(s.sheet)))
+            declared = [r.result for r in s.sheet if r.result.declarer == seat and r.result.kind == "game"]
+            won = sum(1 for g in declared if g.won)
+            rows.append((s.sf_totals[seat], name, run.table, s.totals[seat], len(declared), won, len(s.sheet)))
     rows.sort(reverse=True)
     print(f"{'#':>2}  {'player':<12} {'table':<8} {'Seeger-Fabian':>13} {'per deal':>9} {'list':>6} {'games':>5} {'won':>4}", file=out)
     for i, (sf, name, table, total, games, won, deals) in enumerate(rows, 1):

@@ -36,6 +36,7 @@ from protocol.deal import DEFENDERS_RESIGNED, DOUBLING, ENDED
 from protocol.dealing import deal_seats, dealer_seat
 from protocol.archive import decode_event, decode_line, encode_line
 from protocol.events import (
+    UnknownEvent,
     AllPassed,
     BidHeld,
     BidMade,
