@@ -28,6 +28,12 @@ def hello_subject(player: str) -> str:
     return f"skat.hello.{player}"
 
 
+def is_inbox(subject: str | None) -> bool:
+    """Replies go only to reply inboxes: a services user answering whatever reply subject a
+    player names could be made to publish into the log or into someone else's views."""
+    return bool(subject) and subject.startswith("_INBOX.")  # type: ignore[union-attr]
+
+
 def health_subject(service: str) -> str:
     return f"skat.health.{service}"
 

@@ -459,7 +459,7 @@ def _bock_rounds(rules: Rules, r: DealResult) -> int:
         n += 1
     if "grand_hand_won" in triggers and r.game is not None and r.game.game == "G" and r.game.hand and r.won:
         n += 1
-    if "schneider_lost" in triggers and not r.won and r.schneider:
+    if "schneider_lost" in triggers and not r.won and r.schneider and r.declarer_points <= 30:
         n += 1
     return n
 

@@ -12,7 +12,7 @@ import msgspec
 from . import cards as C
 from .cards import CardCode
 from .commands import AnyCommand
-from .events import AnyEvent, DealDealt, Discarded, Event, SkatTaken
+from .events import AnyEvent, DealDealt, Discarded, Event, SkatTaken, TableOpened
 from .games import Declaration
 from .table import TableState
 
@@ -52,6 +52,9 @@ class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True):
 def redact(event: Event, seat: int) -> Event:
     """``event`` as ``seat`` may see it (``SPECTATOR`` sees only what is public)."""
     kind = type(event)
+    if kind is TableOpened:
+        # The table seed gives every deal's cards (dealing.deal_seed): never shown to anyone.
+        return msgspec.structs.replace(event, seed="")  # type: ignore[type-var]
     if kind is DealDealt:
         e: DealDealt = event  # type: ignore[assignment]
         hands = tuple(h if seat >= 0 and e.seats[i] == seat else [] for i, h in enumerate(e.hands))

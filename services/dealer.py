@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 import msgspec
 from nats.aio.msg import Msg
 
@@ -49,7 +51,8 @@ class Dealer(Service):
                     table=request.table,
                     players=request.players,
                     rules=request.rules,
-                    seed=request.seed or request.table,
+                    # The seed decides every card: without one given, an unguessable one.
+                    seed=request.seed or secrets.token_hex(16),
                     formats=request.formats,
                 )
                 try:

@@ -37,7 +37,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, TableOpened, UnknownEvent
-from protocol.subjects import COMMANDS_ALL, health_subject, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
+from protocol.subjects import COMMANDS_ALL, health_subject, is_inbox, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
 from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import Reply, decode_command, encode, sniff
 
@@ -144,7 +144,7 @@ class Service:
 
     async def _on_health(self, msg: Msg) -> None:
         """Answer ``skat.health.<service>`` once the service is subscribed and consuming."""
-        if msg.reply:
+        if is_inbox(msg.reply):
             await self.nc.publish(msg.reply, encode({"service": self.name, "tables": len(self.tables)}, "json"))
 
     async def on_start(self) -> None:
@@ -284,7 +284,10 @@ class Service:
             while queue := self._queues.get(table_id):
                 msgs = list(queue)
                 queue.clear()
-                await self._on_trigger(table_id, msgs)
+                try:
+                    await self._on_trigger(table_id, msgs)
+                except Exception as exc:  # keep draining: writers get a redelivery anyway
+                    self.log.warning("trigger_failed", table=table_id, error=repr(exc))
         finally:
             self._draining.discard(table_id)
             if not self._queues.get(table_id):
@@ -355,8 +358,8 @@ class Service:
         if table.last_seq == 0:
             await self.catch_up(table)
             fresh = True
-        state = table.state
         for _ in range(6):
+            state = table.state  # re-read: a resync may have rebuilt it
             if table.broken:
                 return Reply(ok=False, code="unavailable", reason="this table's log is damaged")
             await self.settle(table)
@@ -380,13 +383,17 @@ class Service:
                 await self.resync(table)
                 fresh = True
                 continue
-            index = state.events - 1
-            await self.settle(table)
+            index = table.state.events - 1
+            try:
+                await self.settle(table)
+            except (Conflict, StoreFull, TimeoutError, asyncio.TimeoutError) as exc:
+                # The move is recorded: say so. What the table owes follows on the next trigger.
+                self.log.warning("settle_failed", table=table.id, error=repr(exc))
             return Reply(ok=True, index=index)
         return Reply(ok=False, code="busy", reason="the table is busy; retry")
 
     async def _reply(self, msg: Msg, reply: Reply, fmt: str = "msgpack") -> None:
-        if msg.reply:
+        if is_inbox(msg.reply):
             with contextlib.suppress(Exception):
                 await self.nc.publish(msg.reply, encode(reply, fmt))
 
@@ -440,13 +447,11 @@ class Service:
         """After a (re)start: append what open tables owe us and arm their deadlines, without
         waiting for the consumer to redeliver what a dead instance left unacknowledged."""
         try:
-            latest = await self.store.last_events()
+            open_tables = await self.store.open_tables()
         except Exception as exc:
             self.log.warning("recovery_failed", error=repr(exc))
             return
-        for table_id, stored in latest.items():
-            if stored.subject.endswith(".table_closed"):
-                continue
+        for table_id in open_tables:
             table = self._table(table_id)
             async with table.lock:
                 try:

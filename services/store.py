@@ -32,7 +32,7 @@ from nats.js.errors import APIError
 
 from . import natsfast
 from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
-from protocol.subjects import LOG_ALL, STREAM, event_name, log_subject, table_log
+from protocol.subjects import LOG_ALL, STREAM, event_name, log_kind, log_subject, table_log
 
 natsfast.install()
 
@@ -130,6 +130,10 @@ class EventStore:
         for attempt in range(self.retries):
             try:
                 ack = await self.js.publish(subject, data, headers=dict(headers), timeout=self.timeout)
+                if ack.duplicate and not await self._same_at(ack.seq, data):
+                    # A clustered stream checks the id before the expected sequence: a writer
+                    # that lost the race at this index hears "duplicate" with the winner's seq.
+                    raise Conflict(f"{table}: entry {index} was written by someone else")
                 return ack.seq
             except (nats.errors.TimeoutError, asyncio.TimeoutError, nats.errors.NoRespondersError) as exc:
                 # Unknown outcome: it may still land. Retrying is safe (same id, same expectation).
@@ -145,6 +149,10 @@ class EventStore:
                     raise StoreFull(f"the event store is full: {exc.description}") from exc
                 raise
         raise TimeoutError(f"append to {table} failed after {self.retries} attempts: {last_error!r}")
+
+    async def _same_at(self, seq: int, data: bytes) -> bool:
+        part, _ = await self._direct_get({"seq": seq})  # single get by sequence
+        return bool(part) and part[0].data == data
 
     async def _landed(self, table: str, expected_seq: int, my_id: str, data: bytes) -> int | None:
         """The sequence of our own event if an earlier attempt of this append was stored."""
@@ -165,18 +173,26 @@ class EventStore:
                 return out
             start = part[-1].seq + 1
 
-    async def last_events(self) -> dict[str, Stored]:
-        """The last stored event of every table (one batched request per 1,000 subjects)."""
-        latest: dict[str, Stored] = {}
-        part, _ = await self._direct_get({"multi_last": [LOG_ALL], "batch": 100_000})
-        for stored in part:
-            table = stored.subject.split(".")[2]
-            if table not in latest or latest[table].seq < stored.seq:
-                latest[table] = stored
-        return latest
+    async def open_tables(self) -> list[str]:
+        """Tables that were opened and not closed, from the stream's subject index (one request,
+        however many tables: per-subject batched gets are capped at 1,024 results)."""
+        opened = await self._subjects(log_kind("table_opened"))
+        closed = await self._subjects(log_kind("table_closed"))
+        closed_ids = {s.split(".")[2] for s in closed}
+        return [s.split(".")[2] for s in opened if s.split(".")[2] not in closed_ids]
+
+    async def _subjects(self, pattern: str) -> list[str]:
+        info = await self.js.stream_info(STREAM, subjects_filter=pattern)
+        return sorted((info.state.subjects or {}).keys())
+
+    async def has_event(self, table: str, kind: str) -> bool:
+        """Whether the table's log holds an event of ``kind`` (a single direct get)."""
+        part, _ = await self._direct_get({"last_by_subj": log_subject(table, kind)})
+        return bool(part)
 
     async def _direct_get(self, request: dict[str, object]) -> tuple[list[Stored], int]:
         out: list[Stored] = []
+        batched = "batch" in request
         loop = asyncio.get_running_loop()
         done: asyncio.Future[dict[str, str]] = loop.create_future()
         decode = self.codec.decode
@@ -204,6 +220,8 @@ class EventStore:
                     data=msg.data,
                 )
             )
+            if not batched and not done.done():  # a single get: one message, no end-of-batch
+                done.set_result({"Status": "204"})
 
         inbox = self.nc.new_inbox()
         sub = await self.nc.subscribe(inbox, cb=on_msg)

@@ -235,12 +235,20 @@ async def run_tournament(
 
         await hello(nc, p.player)
     finished_before = sum(f.deals for f in state.finished.values())
+    ticks = 0
     while not all_closed.is_set():
         progress.update(finished_before + sum(deals_done.values()), leaders())
         try:
             await asyncio.wait_for(all_closed.wait(), 0.25)
         except asyncio.TimeoutError:
             pass
+        ticks += 1
+        if ticks % 20 == 0:  # the public feed is best effort: every 5 s, ask the store too
+            for table in pending - closed:
+                if await store.has_event(table, "table_closed"):
+                    closed.add(table)
+            if closed >= pending:
+                all_closed.set()
     progress.update(total, leaders())
     progress.finish()
     for sub in subs:

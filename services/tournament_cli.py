@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
+import secrets
 import sys
 from typing import Any
 
@@ -25,7 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)")
     p.add_argument("--rounds", type=int, default=8, help="rounds per table (a round is one deal per player)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="no seat rotation of the same deals")
-    p.add_argument("--seed", default="skatbus")
+    p.add_argument("--seed", default=None,
+                   help="decides every card; keep it secret when remote players take part "
+                        "(default: 'skatbus' for built-in bots only, else a random one)")
     p.add_argument("--profile", choices=["isko", "classic"], default="isko")
     p.add_argument("--kontra", action="store_true")
     p.add_argument("--ramsch", action="store_true")
@@ -59,9 +63,11 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         profile=args.profile, kontra=args.kontra, ramsch=args.ramsch, bock=args.bock,
         seeger_fabian=args.seeger_fabian, rounds=args.rounds, players=args.players, turn_seconds=args.turn_seconds,
     )
-    tid = args.id or f"t-{args.seed}".replace("/", "-")[:60]
+    seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
+    # The id is public (table names carry it), so it must not give the seed away.
+    tid = args.id or "t-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
     return TournamentConfig(id=tid, entrants=entrants, bots=bots, formats=formats, rules=rules,
-                            groups=args.groups, duplicate=args.duplicate, seed=args.seed)
+                            groups=args.groups, duplicate=args.duplicate, seed=seed)
 
 
 async def _run(args: argparse.Namespace, intro: bool) -> int:
@@ -101,8 +107,11 @@ async def _run(args: argparse.Namespace, intro: bool) -> int:
     if intro:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
         print(
-            "\nNext: plug in your own bot (docs/protocol.md; `skat bot NAME --player ID`, examples/node-bot),"
-            f"\n      run a bigger one (`skat tournament --groups 10 --rounds 12`), or read table {first} in the archive."
+            f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first}"
+            f"\n      (or --summary, --verify, --html deal.html)"
+            "\n      plug in your bot    docs/protocol.md; .venv/bin/skat bot heuristic --player ID --nats URL;"
+            " examples/node-bot"
+            "\n      a bigger one        .venv/bin/skat tournament --groups 10 --rounds 12"
         )
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
 from nats.aio.msg import Msg
 
-from protocol.subjects import hello_subject, public_subject, view_subject
+from protocol.subjects import hello_subject, is_inbox, public_subject, view_subject
 from protocol.views import SPECTATOR, redact, view
 from protocol.wire import Update, encode
 
@@ -49,7 +49,7 @@ class Views(Service):
             if player in state.players and state.to_move == state.players.index(player):
                 await self._send(table, state.players.index(player), player, your_turn=True)
                 sent += 1
-        if msg.reply:
+        if is_inbox(msg.reply):
             await self.nc.publish(msg.reply, encode({"prompts": sent}, "json"))
 
     async def _send(self, table: Table, seat: int, player: str, your_turn: bool) -> None:

@@ -69,3 +69,16 @@ def test_view_offers_legal_actions_only_to_the_seat_to_move() -> None:
     assert view(state, mover).legal
     assert all(not view(state, s).legal for s in range(3) if s != mover)
     assert msgspec.json.decode(msgspec.json.encode(view(state, mover)))["seat"] == mover
+
+
+def test_the_table_seed_is_never_shown() -> None:
+    """The seed gives every deal's cards: no view and no public event may carry it."""
+    from protocol.events import TableOpened
+    from protocol.views import redact
+
+    opened = TableOpened(table="s", players=["a", "b", "c"], rules=Rules(), seed="very-secret")
+    for seat in (SPECTATOR, 0, 1, 2):
+        assert redact(opened, seat).seed == ""
+    for state in _walk(3, Rules(rounds=1)):
+        for seat in (SPECTATOR, 0, 1, 2):
+            assert "v3" not in msgspec.json.encode(view(state, seat)).decode().replace('"v"', "")

@@ -100,3 +100,27 @@ async def test_players_with_their_own_users_play_a_table(secured: tuple[Embedded
         await p.stop()
         await nc.close()
     await admin.close()
+
+
+async def test_a_player_cannot_make_the_services_reply_into_the_log(
+    secured: tuple[EmbeddedServer, dict[str, Credentials], Stack],
+) -> None:
+    """The broker checks the subject a player publishes to, not the reply subject it names:
+    the services must only ever answer into reply inboxes."""
+    from services.store import EventStore
+
+    server, creds, stack = secured
+    admin = await nats.connect(stack.url)
+    assert (await open_table(admin, OpenTable(table="inj", players=PLAYERS, rules=Rules(rounds=1), seed="inj"))).ok
+    store = EventStore(admin)
+    await asyncio.sleep(0.3)
+    before = len(await store.read("inj"))
+    ann = await _connect_as(server, creds["ann"], [])
+    for subject in ("skat.cmd.ann.inj", "skat.hello.ann"):
+        await ann.publish(subject, encode(Pass()), reply="skat.log.inj.card_played")
+    await ann.flush()
+    await asyncio.sleep(0.5)
+    stored = await store.read("inj")
+    assert len(stored) == before and all(s.event is not None for s in stored)
+    await ann.close()
+    await admin.close()
