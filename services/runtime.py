@@ -46,6 +46,8 @@ from .consumer import PullConsumer
 from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
 
 ACK_WAIT = 5.0
+EVICT_AFTER = 60.0
+"""Seconds a closed table stays cached: long enough for late triggers and commands."""
 
 
 @dataclass
@@ -202,7 +204,21 @@ class Service:
         table.stored_at = stored_at
         self.log.debug("event", table=table.id, deal=table.state.deal_no, index=index, kind=type(event).__name__)
         self.on_applied(table, index, event)
+        if table.state.closed:
+            asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, table.id)
         return True
+
+    def _evict(self, table_id: str) -> None:
+        """Forget a closed table (a late command reads it back from the store if need be)."""
+        table = self.tables.get(table_id)
+        if table is not None and table.state.closed and not table.lock.locked():
+            if table.timer is not None:
+                table.timer.cancel()
+            del self.tables[table_id]
+            self.forget(table_id)
+
+    def forget(self, table_id: str) -> None:
+        """Hook: drop per-table data a subclass keeps."""
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         """Hook: called for every event applied to a cached table, in log order."""
@@ -346,6 +362,8 @@ class Service:
             except (TimeoutError, asyncio.TimeoutError) as exc:
                 reply = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc}")
             await self.after_change(table)
+        if not table.state.n and not table.lock.locked():
+            self.tables.pop(table_id, None)  # no such table: do not keep what a typo (or a flood) asked for
         log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
         await self._reply(msg, reply, fmt)
 

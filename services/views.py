@@ -37,6 +37,11 @@ class Views(Service):
         if isinstance(event, (DealDealt, DealScored, TableClosed)):
             self._new_deal_or_result[table.id] = True
 
+    def forget(self, table_id: str) -> None:
+        self._sent.pop(table_id, None)
+        self._public.pop(table_id, None)
+        self._new_deal_or_result.pop(table_id, None)
+
     async def on_start(self) -> None:
         self._subs.append(await self.nc.subscribe(hello_subject("*"), cb=self._on_hello))
 
