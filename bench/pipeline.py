@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import os
 import pstats
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -40,7 +40,7 @@ def card(code: str) -> int:
     try:
         return INDEX[code.upper()]
     except (KeyError, AttributeError):
-        raise ValueError(f"not a card: {code!r} (expected suit C/S/H/D + rank 7/8/9/T/J/Q/K/A)")
+        raise ValueError(f"not a card: {code!r} (expected suit C/S/H/D + rank 7/8/9/T/J/Q/K/A)") from None
 
 
 def suit_of(c: int) -> int:

@@ -9,7 +9,7 @@ from nats.aio.msg import Msg
 
 from protocol.events import TableOpened
 from protocol.subjects import ADMIN_OPEN, check_token
-from protocol.wire import OpenTable, Reply, decode, encode, sniff
+from protocol.wire import OpenTable, Reply, decode, sniff
 
 from .runtime import Service
 from .store import Conflict

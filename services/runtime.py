@@ -29,14 +29,13 @@ from typing import Any, ClassVar
 
 import msgspec
 import nats
-import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
-from protocol.events import Event, TableOpened, UnknownEvent
+from protocol.events import Event, UnknownEvent
 from protocol.subjects import COMMANDS_ALL, health_subject, is_inbox, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
 from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import Reply, decode_command, encode, sniff
@@ -124,7 +123,6 @@ class Service:
         self.tables: dict[str, Table] = {}
         self.log = logs.get(service=self.name, instance=instance or None)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._stopping = asyncio.Event()
         self._subs: list[Any] = []
         self._queues: dict[str, list[Msg]] = {}
         self._draining: set[str] = set()
@@ -153,7 +151,6 @@ class Service:
         """Hook: extra subscriptions."""
 
     async def stop(self) -> None:
-        self._stopping.set()
         if self._consumer is not None:
             await self._consumer.stop()
         for sub in self._subs:

@@ -7,7 +7,6 @@ import asyncio
 import hashlib
 import os
 import secrets
-import sys
 from typing import Any
 
 from protocol.rules import Rules
