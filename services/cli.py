@@ -57,8 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "handler"):
         return int(args.handler(args))
     if args.command in ("run", "tournament"):
-        from .tournament_cli import tournament_main
+        from .tournament_cli import apply_config_file, tournament_main
 
+        chosen = run if args.command == "run" else tour
+        apply_config_file(args, {a.dest: a.default for a in chosen._actions})
         return tournament_main(args, intro=args.command == "run")
     if args.command == "local":
         from .local import run_local_tournament

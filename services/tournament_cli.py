@@ -38,6 +38,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--turn-seconds", type=float, default=30.0)
     p.add_argument("--nats", default=None, help="use these services on this server (default: start a local stack)")
     p.add_argument("--out", default="runs", help="directory for the results")
+    p.add_argument("--config", default=None, metavar="FILE",
+                   help="a TOML or JSON file with any of these options (keys as the flags, e.g. "
+                        "rounds = 12, kontra = true, bots = \"heuristic,random,random\"); flags given win")
+
+
+def apply_config_file(args: argparse.Namespace, parser_defaults: dict[str, Any]) -> None:
+    """Fill the options not given on the command line from ``--config`` (TOML or JSON)."""
+    if not args.config:
+        return
+    import tomllib
+
+    import msgspec
+
+    raw = open(args.config, "rb").read()
+    values: dict[str, Any] = tomllib.loads(raw.decode()) if args.config.endswith(".toml") else msgspec.json.decode(raw)
+    for key, value in values.items():
+        name = key.replace("-", "_")
+        if name not in parser_defaults:
+            raise SystemExit(f"{args.config}: unknown option {key!r}")
+        if name == "bots" and isinstance(value, list):
+            value = ",".join(map(str, value))
+        if getattr(args, name) == parser_defaults[name]:  # given on the command line: that wins
+            setattr(args, name, value)
 
 
 def config_from(args: argparse.Namespace) -> TournamentConfig:
