@@ -22,7 +22,7 @@ class Reply(msgspec.Struct, kw_only=True, omit_defaults=True):
     ok: bool
     code: str = ""
     """Why it was refused: out_of_turn, illegal, stale, malformed, not_seated, no_table,
-    table_closed, busy, unavailable (see docs/protocol.md)."""
+    table_closed, busy, unavailable, rate_limited (see docs/protocol.md)."""
     reason: str = ""
     index: int = -1
     """Log position of the (last) event the command added."""

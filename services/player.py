@@ -17,7 +17,7 @@ from protocol.wire import Reply, Update, decode, encode
 from . import logs
 from .bots import Bot
 
-RETRY_CODES = frozenset({"busy", "unavailable"})
+RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited"})
 
 
 class Observer(Protocol):
@@ -92,7 +92,7 @@ class RemotePlayer:
             if reply.ok:
                 return
             if reply.code in RETRY_CODES:
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.2 if reply.code == "rate_limited" else 0.02)
                 continue
             self.rejections.append(reply)
             self.log.warning("command_rejected", code=reply.code, reason=reply.reason)

@@ -42,6 +42,7 @@ from protocol.wire import Reply, decode_command, encode, sniff
 
 from . import logs
 from .consumer import PullConsumer
+from .ratelimit import PlayerLimits
 from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
 
 ACK_WAIT = 5.0
@@ -127,6 +128,7 @@ class Service:
         self._queues: dict[str, list[Msg]] = {}
         self._draining: set[str] = set()
         self._consumer: PullConsumer | None = None
+        self.limits = PlayerLimits()
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -340,6 +342,10 @@ class Service:
         try:
             player, table_id = parse_command_subject(msg.subject)
         except ValueError:
+            return
+        if not self.limits.allow(player):
+            if self.answers_malformed:  # one service answers, as for unreadable commands
+                await self._reply(msg, Reply(ok=False, code="rate_limited", reason="too many commands; slow down"), sniff(msg.data))
             return
         try:
             command, fmt = decode_command(msg.data)

@@ -111,3 +111,21 @@ def test_schema_covers_every_command() -> None:
         "Bid", "Hold", "Pass", "PickUpSkat", "Discard", "Declare", "Kontra", "Re", "PlayCard", "ShowCards", "Resign"}}
     assert tags == {"bid", "hold", "pass", "pickup", "discard", "declare", "kontra", "re", "play", "show", "resign"}
     assert {"command", "reply", "update"} <= set(document["properties"])
+
+
+async def test_a_flood_beyond_the_rate_limit_is_refused_as_such(nats_server: object, nc: Client) -> None:
+    from services.main import wait_ready
+
+    stack = Stack(nats_server.url)  # type: ignore[attr-defined]
+    stack.env["SKAT_PLAYER_RATE"] = "5"
+    stack.start_all()
+    try:
+        await wait_ready(stack.url)
+        assert (await open_table(nc, OpenTable(table="rl", players=PLAYERS, rules=Rules(rounds=1), seed="rl"))).ok
+        subject = command_subject("ann", "rl")
+        answers = await asyncio.gather(*(nc.request(subject, encode(Bid(value=19)), timeout=5) for _ in range(40)))
+        codes = [decode(a.data, Reply).code for a in answers]
+        assert codes.count("rate_limited") >= 20 and set(codes) <= {"rate_limited", "out_of_turn", "illegal"}
+        assert all(stack.alive(n) for n in ("dealer", "bidding", "play", "scoring", "views"))
+    finally:
+        stack.stop()
