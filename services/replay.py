@@ -316,7 +316,8 @@ def result_breakdown(r: DealResult, state: TableState) -> list[str]:
             mats = f"with {r.matadors}" if r.matadors > 0 else f"without {-r.matadors}"
             extras = [w for w, on in (("schneider", r.schneider), ("schwarz", r.schwarz)) if on]
             lines.append(
-                f"{mats}, game {r.multiplier - abs(r.matadors)}{' (' + ', '.join(extras) + ')' if extras else ''}: "
+                f"{mats} + {r.multiplier - abs(r.matadors)} (game and steps"
+                f"{'; reached: ' + ', '.join(extras) if extras else ''}) = {r.multiplier}: "
                 f"{r.base} x {r.multiplier} = {r.value}, bid {r.bid}{' - overbid' if r.overbid else ''}"
             )
         lines.append(
