@@ -105,3 +105,9 @@ def _write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def load_credentials(out_dir: str | os.PathLike[str]) -> dict[str, Credentials]:
+    """The users ``write_auth`` wrote to ``out_dir/credentials.json``."""
+    raw = (Path(out_dir) / "credentials.json").read_bytes()
+    return msgspec.json.decode(raw, type=dict[str, Credentials])

@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     upp.add_argument("--nats", default=None, help="use this server instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
+    upp.add_argument("--auth", default=None, metavar="DIR",
+                     help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)")
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
     bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic")
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
@@ -74,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "up":
         from .main import up
 
-        return up(args.nats or os.environ.get("SKAT_NATS_URL"), args.store)
+        if args.auth and args.nats:
+            parser.error("--auth configures the server skat up starts; with --nats, configure that server yourself")
+        if args.auth and args.store:
+            parser.error("with --auth the store is the one `skat auth --store` wrote into the configuration")
+        return up(args.nats or os.environ.get("SKAT_NATS_URL"), args.store, args.auth)
     if args.command == "bot":
         from . import logs
         from .bots import make_bot

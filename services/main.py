@@ -139,9 +139,12 @@ class LocalStack:
         self.server.stop(remove_store=self.store_dir is None)
 
 
-def up(url: str | None, store_dir: str | None = None) -> int:
+def up(url: str | None, store_dir: str | None = None, auth_dir: str | None = None) -> int:
     """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
-    or SIGTERM. Returns non-zero if a service or the server died on its own."""
+    or SIGTERM. Returns non-zero if a service or the server died on its own.
+
+    With ``auth_dir`` (written by ``skat auth``) the server runs its configuration, so every
+    player is held to its own subjects, and the services connect as the services user."""
     logs.configure()
     log = logs.get(command="up")
     server: EmbeddedServer | None = None
@@ -149,13 +152,20 @@ def up(url: str | None, store_dir: str | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     code = 0
     try:
+        service_url = url
         if url is None:
-            server = EmbeddedServer(store_dir=store_dir)  # assigned before start: Ctrl-C stops it
+            config = os.path.join(auth_dir, "nats-server.conf") if auth_dir else None
+            # Assigned before start, so that Ctrl-C during the start still stops it.
+            server = EmbeddedServer(store_dir=store_dir, config=config)
             server.start()
-            url = server.url
-            log.info("nats_started", url=url, pid=server.pid, store=server.store_dir)
+            url = service_url = server.url
+            if auth_dir:
+                from .auth import SERVICE_USER, load_credentials
+
+                service_url = load_credentials(auth_dir)[SERVICE_USER].url(port=server.port)
+            log.info("nats_started", url=url, pid=server.pid, store=server.store_dir, auth=bool(auth_dir))
         for name in SERVICES:
-            procs.extend(spawn_services(url, (name,)))
+            procs.extend(spawn_services(service_url, (name,)))
         log.info("services_started", pids=[p.pid for p in procs], url=url)
         print(f"skatbus is up on {url} (Ctrl-C stops it)", flush=True)
         while all(p.poll() is None for p in procs) and (server is None or server.running):

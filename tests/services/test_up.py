@@ -296,3 +296,40 @@ async def test_up_with_store_keeps_the_log_across_restarts(start_up: Any, tmp_pa
     finally:
         await nc.close()
     await assert_stops_cleanly(second)
+
+
+async def test_up_with_auth_holds_players_to_their_subjects(start_up: Any, tmp_path: Path) -> None:
+    """`skat auth` then `skat up --auth DIR`: players play with their own users, and may not
+    read the log."""
+    from services.auth import SERVICE_USER, write_auth
+    creds = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"))
+    up: Up = await start_up("--auth", str(tmp_path / "auth"))
+    url = await up.ready()
+    server_port = int(url.rpartition(":")[2])
+    admin = await nats.connect(creds[SERVICE_USER].url(port=server_port))
+    clients = []
+    players = []
+    errors: list[str] = []
+
+    async def on_error(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    for name in PLAYERS:
+        nc = await nats.connect(creds[name].url(port=server_port), inbox_prefix=f"_INBOX.{name}", error_cb=on_error)
+        clients.append(nc)
+        player = RemotePlayer(nc, name, HashedBot("up"))
+        await player.start()
+        players.append(player)
+    try:
+        assert (await open_table(admin, OpenTable(table="upauth", players=PLAYERS, rules=RULES, seed="upauth"))).ok
+        fold(await wait_closed(admin, "upauth", timeout=30))
+        await clients[0].subscribe("skat.log.>")
+        await clients[0].flush()
+        await asyncio.sleep(0.3)
+        assert any("permissions violation" in e.lower() for e in errors)
+    finally:
+        for p, nc in zip(players, clients):
+            await p.stop()
+            await nc.close()
+        await admin.close()
+    await assert_stops_cleanly(up)
