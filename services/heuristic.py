@@ -72,7 +72,7 @@ from __future__ import annotations
 import functools
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from protocol import cards as C
@@ -428,26 +428,39 @@ def plan_game(twelve: int, bid: int, forehand: bool, games: str = "CSHDGN") -> P
     Games whose value reaches the bid are preferred over any that does not (an overbid game is
     lost whatever happens); among them the highest expected Seeger-Fabian score wins.
     """
+    candidates = (
+        (game, a, b, kept) for game in _promising(twelve, games, bid) for a, b, kept in _discards(twelve, game)
+    )
+    return _best_plan(candidates, twelve, bid, forehand, judge_null_ouvert=True)
+
+
+def _best_plan(
+    candidates: Iterable[tuple[str, int, int, int]], twelve: int, bid: int, forehand: bool, judge_null_ouvert: bool
+) -> Plan:
+    """The best of (game, discard a, discard b, kept 10 cards): a game that reaches the bid
+    first, then the highest expected Seeger-Fabian score. ``judge_null_ouvert`` weighs whether
+    open cards are safe in null; without it null goes ouvert only when the bid demands it."""
     best: Plan | None = None
     best_key: tuple[bool, float] | None = None
-    for game in _promising(twelve, games, bid):
-        for a, b, kept in _discards(twelve, game):
-            pts = POINTS[a] + POINTS[b]
-            if game == "N":
-                others = C.ALL & ~twelve
-                p = win_chance("N", kept, forehand, "post", others=others, skat_points=pts)
+    for game, a, b, kept in candidates:
+        pts = POINTS[a] + POINTS[b]
+        if game == "N":
+            others = C.ALL & ~twelve
+            p = win_chance("N", kept, forehand, "post", others=others, skat_points=pts)
+            ouvert = bid > 23
+            if judge_null_ouvert:
                 safe = _null_ouvert_safe(kept, others, forehand)
-                ouvert = bid > 23 or (safe and p > 0.9)
+                ouvert = ouvert or (safe and p > 0.9)
                 if ouvert and not safe:
                     p *= 0.5  # open cards let the defenders find every weakness
-                value = NULL_VALUES[(False, ouvert)]
-            else:
-                p = win_chance(game, kept, forehand, "post", skat_points=pts)
-                value = estimated_value(game, twelve, False)
-                ouvert = False
-            key = (value >= bid, sf_expectation(p, max(value, bid)))
-            if best_key is None or key > best_key:
-                best_key, best = key, Plan(game, (a, b), key[1], ouvert)
+            value = NULL_VALUES[(False, ouvert)]
+        else:
+            p = win_chance(game, kept, forehand, "post", skat_points=pts)
+            value = estimated_value(game, twelve, False)
+            ouvert = False
+        key = (value >= bid, sf_expectation(p, max(value, bid)))
+        if best_key is None or key > best_key:
+            best_key, best = key, Plan(game, (a, b), key[1], ouvert)
     assert best is not None
     return best
 
@@ -731,25 +744,8 @@ def _is_forehand(v: PlayerView) -> bool:
 def _replan(hand: int, discard: int, bid: int, forehand: bool) -> Plan:
     """Choose the game for a discard already made (the plan was lost, e.g. a restarted bot)."""
     twelve = hand | discard
-    pts = C.points(discard)
     a, b = C.cards_of(discard)
-    best: Plan | None = None
-    best_key: tuple[bool, float] | None = None
-    for game in "CSHDGN":
-        if game == "N":
-            others = C.ALL & ~twelve
-            p = win_chance("N", hand, forehand, "post", others=others, skat_points=pts)
-            ouvert = bid > 23
-            value = NULL_VALUES[(False, ouvert)]
-        else:
-            p = win_chance(game, hand, forehand, "post", skat_points=pts)
-            value = estimated_value(game, twelve, False)
-            ouvert = False
-        key = (value >= bid, sf_expectation(p, max(value, bid)))
-        if best_key is None or key > best_key:
-            best_key, best = key, Plan(game, (a, b), key[1], ouvert)
-    assert best is not None
-    return best
+    return _best_plan(((game, a, b, hand) for game in "CSHDGN"), twelve, bid, forehand, judge_null_ouvert=False)
 
 
 def _declarer_confident(hand: int, game: str, forehand: bool, hand_game: bool, skat_points: int) -> bool:
