@@ -21,28 +21,49 @@ LOG_ALL: Final = "skat.log.>"
 COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""Matched with ``fullmatch``: ``$`` would let a trailing newline through."""
+
+
+def is_token(value: str) -> bool:
+    """Whether ``value`` may stand as a player or table id inside a subject."""
+    return bool(_TOKEN.fullmatch(value))
+
+
+def check_token(kind: str, value: str) -> str:
+    """Table and player ids become subject tokens: letters, digits, ``_`` and ``-`` only.
+
+    Anything else could change what a subject means: ``*`` and ``>`` are wildcards to every
+    subscriber and reader (a "table ``*``" reads every table's log), and ``.`` adds tokens."""
+    if not isinstance(value, str) or not _TOKEN.fullmatch(value):
+        raise ValueError(f"{kind} id {value!r} must be 1-64 letters, digits, '_' or '-'")
+    return value
 
 
 def hello_subject(player: str) -> str:
-    return f"skat.hello.{player}"
+    return f"skat.hello.{check_token('player', player)}"
 
 
-def is_inbox(subject: str | None) -> bool:
-    """Replies go only to reply inboxes: a services user answering whatever reply subject a
-    player names could be made to publish into the log or into someone else's views."""
-    return bool(subject) and subject.startswith("_INBOX.")  # type: ignore[union-attr]
+def player_inbox(player: str) -> str:
+    """The prefix of the player's reply inboxes (``_INBOX.<player>``); with ``skat auth`` the
+    broker lets a player subscribe to nothing else, so replies for it must go there."""
+    return f"_INBOX.{player}"
+
+
+def is_inbox(subject: str | None, player: str | None = None) -> bool:
+    """Whether ``subject`` is a reply inbox we may answer on: ``_INBOX.<player>.<...>`` for a
+    player's message, any ``_INBOX.`` for the operator's (whom the broker trusts).
+
+    A services user that answered whatever reply subject a player names could be made to
+    publish into the log, or into another player's inbox."""
+    if not subject:
+        return False
+    prefix = "_INBOX." if player is None else f"_INBOX.{player}."
+    return subject.startswith(prefix) and len(subject) > len(prefix) and "*" not in subject and ">" not in subject
 
 
 def health_subject(service: str) -> str:
     return f"skat.health.{service}"
-
-
-def check_token(kind: str, value: str) -> str:
-    """Table and player ids become subject tokens: letters, digits, ``_`` and ``-`` only."""
-    if not _TOKEN.match(value):
-        raise ValueError(f"{kind} id {value!r} must be 1-64 letters, digits, '_' or '-'")
-    return value
 
 
 def event_name(tag: str) -> str:
@@ -51,11 +72,12 @@ def event_name(tag: str) -> str:
 
 
 def log_subject(table: str, event: str) -> str:
-    return f"skat.log.{table}.{event}"
+    return f"skat.log.{check_token('table', table)}.{event}"
 
 
 def table_log(table: str) -> str:
-    return f"skat.log.{table}.*"
+    """Every event of one table (a valid id only: a wildcard here would mean every table)."""
+    return f"skat.log.{check_token('table', table)}.*"
 
 
 def log_kind(event: str) -> str:
@@ -64,24 +86,54 @@ def log_kind(event: str) -> str:
 
 
 def command_subject(player: str, table: str) -> str:
-    return f"skat.cmd.{player}.{table}"
+    return f"skat.cmd.{check_token('player', player)}.{check_token('table', table)}"
 
 
 def view_subject(player: str, table: str) -> str:
-    return f"skat.view.{player}.{table}"
+    return f"skat.view.{check_token('player', player)}.{check_token('table', table)}"
 
 
 def public_subject(table: str) -> str:
-    return f"skat.public.{table}"
+    return f"skat.public.{check_token('table', table)}"
+
+
+def _tokens(subject: str, prefix: str, count: int) -> list[str] | None:
+    """The ``count`` id tokens after ``prefix`` in ``subject``, each a valid id, or None."""
+    if not subject.startswith(prefix):
+        return None
+    tokens = subject[len(prefix) :].split(".")
+    if len(tokens) != count or not all(_TOKEN.fullmatch(t) for t in tokens):
+        return None
+    return tokens
 
 
 def parse_log_subject(subject: str) -> tuple[str, str]:
-    """(table, event kind) of a log subject."""
-    _, _, table, event = subject.split(".", 3)
-    return table, event
+    """(table, event kind) of a log subject; ``ValueError`` unless both are valid tokens."""
+    tokens = _tokens(subject, "skat.log.", 2)
+    if tokens is None:
+        raise ValueError(f"not a log subject: {subject[:80]!r}")
+    return tokens[0], tokens[1]
 
 
 def parse_command_subject(subject: str) -> tuple[str, str]:
-    """(player, table) of a command subject."""
-    _, _, player, table = subject.split(".", 3)
-    return player, table
+    """(player, table) of a command subject; ``ValueError`` unless both are valid ids."""
+    tokens = _tokens(subject, "skat.cmd.", 2)
+    if tokens is None:
+        raise ValueError(f"not a command subject: {subject[:80]!r}")
+    return tokens[0], tokens[1]
+
+
+def parse_view_subject(subject: str) -> tuple[str, str]:
+    """(player, table) of a view subject; ``ValueError`` unless both are valid ids."""
+    tokens = _tokens(subject, "skat.view.", 2)
+    if tokens is None:
+        raise ValueError(f"not a view subject: {subject[:80]!r}")
+    return tokens[0], tokens[1]
+
+
+def parse_hello_subject(subject: str) -> str:
+    """The player of a hello subject; ``ValueError`` unless it is a valid id."""
+    tokens = _tokens(subject, "skat.hello.", 1)
+    if tokens is None:
+        raise ValueError(f"not a hello subject: {subject[:80]!r}")
+    return tokens[0]

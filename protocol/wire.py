@@ -39,6 +39,14 @@ class OpenTable(msgspec.Struct, kw_only=True):
     """Players that want JSON updates (msgpack is the default)."""
 
 
+class Hello(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """What a player may send on ``skat.hello.<player>`` (JSON; an empty message is fine too):
+    "send me my pending prompts again", and optionally the encoding of its updates from now on
+    (remembered across reconnects and restarts, and preferred over the table's setting)."""
+
+    format: Literal["msgpack", "json", ""] = ""
+
+
 class Update(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What a player receives on ``skat.view.<player>.<table>``."""
 

@@ -39,7 +39,7 @@ class Dealer(Service):
             if len(request.players) != request.rules.players:
                 raise ValueError(f"{len(request.players)} players for a {request.rules.players}-player table")
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            await self._reply(msg, Reply(ok=False, code="malformed", reason=str(exc)), fmt)
+            await self._reply(msg, Reply(ok=False, code="malformed", reason=str(exc)), fmt, None)
             return
         table = self._table(request.table)
         async with table.lock:
@@ -62,4 +62,4 @@ class Dealer(Service):
                 except Conflict:
                     reply = Reply(ok=False, code="exists", reason=f"table {request.table} is already open")
         self.log.info("table_opened" if reply.ok else "open_refused", table=request.table, reason=reply.reason)
-        await self._reply(msg, reply, fmt)
+        await self._reply(msg, reply, fmt, None)

@@ -16,7 +16,8 @@ from .bidding import Bidding
 from .dealer import Dealer
 from .natsserver import EmbeddedServer
 from .play import Play
-from .runtime import Service, connect
+from .connection import connect
+from .runtime import Service
 from .scoring import Scoring
 from .views import Views
 

@@ -1,23 +1,41 @@
-"""A remote player over NATS: receives its updates, answers its prompts with commands."""
+"""A remote player over NATS: receives its updates, answers its prompts with commands.
+
+What it trusts: only what the broker guarantees. The table an update is for is taken from the
+subject it arrived on (``skat.view.<player>.<table>``), and an update whose contents name
+another table or another player is ignored. Replies come to the player's own inbox
+(``_INBOX.<player>.<id>``), the only place the services answer it, whichever connection it
+shares (the tournament runner puts all its bots on one).
+
+What it survives: a command is idempotent by ``at`` (the prompt's log position), so it is sent
+again after a short time-out until it is answered or the prompt's deadline has passed; and
+after every reconnect the player asks for its pending prompts again (hello), so a prompt
+published while it was away is not lost.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import inspect
+import secrets
+import time
+from itertools import count
 from typing import Any, Protocol
 
 import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol.subjects import command_subject
+from protocol.subjects import command_subject, hello_subject, parse_view_subject, player_inbox
 from protocol.wire import Reply, Update, decode, encode
 
 from . import logs
 from .bots import Bot
 
 RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited"})
+GRACE = 5.0
+"""Seconds past a prompt's deadline during which an unanswered command is still retried: the
+deadline is the services' clock, and a move that made it is answered ``stale`` anyway."""
 
 
 class Observer(Protocol):
@@ -28,6 +46,44 @@ class Observer(Protocol):
     def sent(self, table: str) -> None: ...
 
 
+class Inbox:
+    """Request/reply through ``_INBOX.<player>.<random>.<n>``: works on any connection
+    (``nc.request`` would use the connection's own inbox prefix, which a connection shared by
+    several players cannot set to each of them)."""
+
+    def __init__(self, nc: Client, player: str) -> None:
+        self.nc = nc
+        self.prefix = f"{player_inbox(player)}.{secrets.token_hex(6)}"
+        self._waiting: dict[str, asyncio.Future[Msg]] = {}
+        self._ids = count()
+        self._sub: Any = None
+
+    async def start(self) -> None:
+        self._sub = await self.nc.subscribe(f"{self.prefix}.*", cb=self._on_reply)
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+        for future in self._waiting.values():
+            future.cancel()
+
+    async def _on_reply(self, msg: Msg) -> None:
+        future = self._waiting.pop(msg.subject, None)
+        if future is not None and not future.done():
+            future.set_result(msg)
+
+    async def request(self, subject: str, data: bytes, timeout: float) -> Msg:
+        reply = f"{self.prefix}.{next(self._ids)}"
+        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self._waiting[reply] = future
+        try:
+            await self.nc.publish(subject, data, reply=reply)
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._waiting.pop(reply, None)
+
+
 class RemotePlayer:
     """Plays every table it is seated at: one prompt, one command, until stopped."""
 
@@ -36,64 +92,117 @@ class RemotePlayer:
         nc: Client,
         player: str,
         bot: Bot,
-        request_timeout: float = 5.0,
+        request_timeout: float = 1.5,
         observer: Observer | None = None,
+        json: bool = False,
     ) -> None:
         self.nc = nc
         self.observer = observer
         self.player = player
         self.bot = bot
         self.request_timeout = request_timeout
+        self.json = json
+        """Ask for JSON updates (in every hello)."""
         self.answered: dict[str, int] = {}
         self.rejections: list[Reply] = []
+        self.ignored = 0
+        """Updates that did not fit the subject they came on (or could not be read)."""
+        self.retries = 0
         self.log = logs.get(player=player)
+        self.inbox = Inbox(nc, player)
         self._sub: Any = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        await self.inbox.start()
         self._sub = await self.nc.subscribe(f"skat.view.{self.player}.*", cb=self._on_update)
+        self._watch = asyncio.ensure_future(self._hello_after_reconnects())
 
     async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         if self._sub is not None:
             with contextlib.suppress(Exception):
                 await self._sub.unsubscribe()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.inbox.stop()
+
+    async def hello(self) -> int:
+        """Ask the views service for our pending prompts again (and say which encoding we
+        want); how many it sent, or -1 without an answer."""
+        payload = b'{"format":"json"}' if self.json else b""
+        try:
+            msg = await self.inbox.request(hello_subject(self.player), payload, timeout=2.0)
+            return int(msgspec.json.decode(msg.data).get("prompts", 0))
+        except Exception:
+            return -1
+
+    async def _hello_after_reconnects(self) -> None:
+        """Whenever the connection was re-established, say hello: prompts published while we
+        were away reached nobody. Polling the connection's counter works on a connection we
+        share and did not open."""
+        seen = self.nc.stats.get("reconnects", 0)
+        while True:
+            await asyncio.sleep(0.25)
+            now = self.nc.stats.get("reconnects", 0)
+            if now != seen and self.nc.is_connected:
+                seen = now
+                self.log.info("hello_after_reconnect", prompts=await self.hello())
 
     async def _on_update(self, msg: Msg) -> None:
-        update: Update = decode(msg.data, Update)
-        table = update.view.table
+        try:
+            player, table = parse_view_subject(msg.subject)
+            update: Update = decode(msg.data, Update)
+        except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self.ignored += 1
+            self.log.warning("update_unreadable", subject=msg.subject[:100], error=str(exc)[:200])
+            return
+        if player != self.player or update.view.table != table:
+            self.ignored += 1
+            self.log.warning("update_does_not_fit", subject=msg.subject[:100], table=update.view.table[:64])
+            return
         if not update.your_turn or self.answered.get(table, -1) >= update.index:
             return
         self.answered[table] = update.index
         if self.observer is not None:
             self.observer.prompted(table)
-        task = asyncio.ensure_future(self._act(update))
+        task = asyncio.ensure_future(self._act(table, update))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _act(self, update: Update) -> None:
-        view = update.view
+    async def _act(self, table: str, update: Update) -> None:
         chosen = self.bot.act(update)
         if inspect.isawaitable(chosen):
             chosen = await chosen
         action = msgspec.structs.replace(chosen, at=update.index)
-        for attempt in range(50):
+        data = encode(action)
+        subject = command_subject(self.player, table)
+        give_up = (update.deadline or time.time() + 60.0) + GRACE
+        pause, sent = 0.05, 0
+        while True:
+            sent += 1
             if self.observer is not None:
-                self.observer.sent(view.table)
+                self.observer.sent(table)
             try:
-                msg = await self.nc.request(command_subject(self.player, view.table), encode(action), timeout=self.request_timeout)
-            except Exception as exc:  # no responder yet (a service restarting) or a time-out
-                self.log.debug("command_retry", error=repr(exc), attempt=attempt)
-                await asyncio.sleep(0.1)
-                continue
-            reply: Reply = decode(msg.data, Reply, "msgpack")
+                msg = await self.inbox.request(subject, data, timeout=self.request_timeout)
+                reply: Reply = decode(msg.data, Reply, "msgpack")
+            except Exception as exc:  # no answer (a service or the broker restarting): same command again
+                reply = Reply(ok=False, code="unavailable", reason=repr(exc))
             if reply.ok:
                 return
-            if reply.code in RETRY_CODES:
-                await asyncio.sleep(0.2 if reply.code == "rate_limited" else 0.02)
-                continue
-            self.rejections.append(reply)
-            self.log.warning("command_rejected", code=reply.code, reason=reply.reason)
-            return
+            if reply.code == "stale" and sent > 1:
+                return  # an earlier attempt landed; its answer was lost on the way
+            if reply.code not in RETRY_CODES:
+                self.rejections.append(reply)
+                self.log.warning("command_rejected", table=table, code=reply.code, reason=reply.reason)
+                return
+            if time.time() > give_up:
+                self.log.warning("command_abandoned", table=table, code=reply.code, reason=reply.reason)
+                return
+            self.retries += 1
+            self.log.debug("command_retry", table=table, code=reply.code)
+            await asyncio.sleep(max(pause, 0.25) if reply.code == "rate_limited" else pause)
+            pause = min(1.0, pause * 2)

@@ -28,17 +28,39 @@ class TokenBucket:
 
 
 class PlayerLimits:
-    """One bucket per player id. ``SKAT_PLAYER_RATE`` (commands per second, default 1000: a
-    fast bot at many tables at once stays well below it) sets the rate; the burst is twice it."""
+    """One bucket per player id. ``SKAT_PLAYER_RATE`` (messages per second, default 1000: a
+    fast bot at many tables at once stays well below it) sets the rate; the burst is twice it.
 
-    def __init__(self, rate: float | None = None) -> None:
+    The check is the first thing done with a message (before a task, a decode or a read), and
+    a refused message is dropped: a flooder gets at most one ``rate_limited`` answer per
+    ``notice_every`` seconds, so answering cannot become the flood's amplifier."""
+
+    MAX_PLAYERS = 100_000
+
+    def __init__(self, rate: float | None = None, notice_every: float = 1.0) -> None:
         self.rate = rate if rate is not None else float(os.environ.get("SKAT_PLAYER_RATE", "1000"))
+        self.notice_every = notice_every
         self.buckets: dict[str, TokenBucket] = {}
+        self._noticed: dict[str, float] = {}
+        self.dropped = 0
+        """Messages refused since start (for the logs and the benchmark)."""
 
     def allow(self, player: str) -> bool:
         bucket = self.buckets.get(player)
         if bucket is None:
-            if len(self.buckets) > 100_000:  # forget idle players rather than grow without bound
+            if len(self.buckets) >= self.MAX_PLAYERS:  # forget idle players rather than grow without bound
                 self.buckets.clear()
+                self._noticed.clear()
             bucket = self.buckets[player] = TokenBucket(self.rate, 2 * self.rate)
-        return bucket.take()
+        if bucket.take():
+            return True
+        self.dropped += 1
+        return False
+
+    def should_notice(self, player: str, now: float | None = None) -> bool:
+        """For a refused message: whether to tell the sender (once per ``notice_every``)."""
+        now = time.monotonic() if now is None else now
+        if now - self._noticed.get(player, -1e9) < self.notice_every:
+            return False
+        self._noticed[player] = now
+        return True

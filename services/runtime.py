@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgspec
-import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -36,7 +35,17 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, UnknownEvent
-from protocol.subjects import COMMANDS_ALL, health_subject, is_inbox, LOG_ALL, STREAM, log_kind, parse_command_subject, parse_log_subject
+from protocol.subjects import (
+    COMMANDS_ALL,
+    LOG_ALL,
+    STREAM,
+    health_subject,
+    is_inbox,
+    is_token,
+    log_kind,
+    parse_command_subject,
+    parse_log_subject,
+)
 from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import Reply, decode_command, encode, sniff
 
@@ -48,6 +57,12 @@ from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, pars
 ACK_WAIT = 5.0
 EVICT_AFTER = 60.0
 """Seconds a closed table stays cached: long enough for late triggers and commands."""
+MAX_COMMAND_BYTES = 4096
+"""The largest command we read: the biggest real one (a discard) is well under 200 bytes."""
+ABSENT_FOR = 1.0
+"""Seconds a table id that has no log is remembered as absent: commands to made-up tables
+then cost no store read each (a flood of them would otherwise turn into a flood of reads)."""
+MAX_ABSENT = 10_000
 
 
 @dataclass
@@ -70,36 +85,6 @@ class Table:
         if isinstance(self.stored_at, str):
             self.stored_at = parse_time(self.stored_at)
         return self.stored_at
-
-
-async def connect(url: str, name: str, **options: Any) -> Client:
-    """A connection whose problems are logged, never silent (slow consumers are only reported
-    through ``error_cb``)."""
-    log = logs.get(connection=name)
-
-    async def error_cb(exc: Exception) -> None:
-        log.warning("nats_error", error=repr(exc))
-
-    async def disconnected_cb() -> None:
-        if nc.is_closed or nc.is_draining:
-            log.debug("nats_disconnected")  # we are shutting down
-        else:
-            log.warning("nats_disconnected")
-
-    async def reconnected_cb() -> None:
-        log.info("nats_reconnected", url=str(nc.connected_url.netloc if nc.connected_url else ""))
-
-    nc = await nats.connect(
-        url,
-        name=name,
-        error_cb=error_cb,
-        disconnected_cb=disconnected_cb,
-        reconnected_cb=reconnected_cb,
-        max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
-        **options,
-    )
-    return nc
 
 
 class Service:
@@ -129,6 +114,8 @@ class Service:
         self._draining: set[str] = set()
         self._consumer: PullConsumer | None = None
         self.limits = PlayerLimits()
+        self._absent: dict[str, float] = {}
+        self._warned: dict[str, float] = {}
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -228,14 +215,18 @@ class Service:
         or undecodable: someone published into the log by hand) are skipped with a warning, and
         the cache moves past them so that appends carry the right expected sequence."""
         stored_list = await self.store.read(table.id, after_seq=table.last_seq)
+        foreign: list[int] = []
+        prefix = f"skat.log.{table.id}."
         for stored in stored_list:
-            if stored.event is None or stored.index != table.state.events:
+            if stored.event is None or stored.index != table.state.events or not stored.subject.startswith(prefix):
                 # Ours are contiguous: anything else (junk, a forged or repeated position) is
                 # stepped over, so that our next append expects the right last sequence.
-                self.log.warning("foreign_message_in_log", table=table.id, seq=stored.seq, subject=stored.subject)
+                foreign.append(stored.seq)
                 table.last_seq = max(table.last_seq, stored.seq)
                 continue
             self._apply(table, stored.index, stored.event, stored.seq, stored.stamp)
+        if foreign:  # one line per read, however many: a log full of junk must not flood the logs
+            self.log.warning("foreign_messages_in_log", table=table.id, count=len(foreign), first_seq=foreign[0])
         return len(stored_list)
 
     async def resync(self, table: Table) -> None:
@@ -288,7 +279,17 @@ class Service:
     async def _on_log_msg(self, msg: Msg) -> None:
         """Queue a trigger for its table; one worker per table drains the queue in order, so
         tables proceed concurrently and each table's events are handled in log order."""
-        table_id, _ = parse_log_subject(msg.subject)
+        try:
+            table_id, _ = parse_log_subject(msg.subject)
+        except ValueError:
+            # Not a table's event (a wildcard or junk id stored by hand, or by an old version
+            # that did not check ids): never folded into anything; acknowledged so it is not
+            # redelivered for ever.
+            self._warn_once("invalid_log_subject", subject=msg.subject[:100])
+            if self.acknowledges:
+                with contextlib.suppress(Exception):
+                    await msg.ack()
+            return
         self._queues.setdefault(table_id, []).append(msg)
         if table_id not in self._draining:
             self._draining.add(table_id)
@@ -313,7 +314,8 @@ class Service:
         try:
             async with table.lock:
                 for msg in msgs:
-                    index = index_of((msg.headers or {}).get("Nats-Msg-Id", ":-1"))
+                    owner, _, _ = (msg.headers or {}).get("Nats-Msg-Id", "").rpartition(":")
+                    index = index_of((msg.headers or {}).get("Nats-Msg-Id", ":-1")) if owner == table_id else -1
                     if index == table.state.events:
                         seq, stored_at = ack_metadata(msg.reply)
                         event = self.store.codec.decode(msg.data)
@@ -336,26 +338,48 @@ class Service:
     # --- commands ----------------------------------------------------------------------
 
     async def _on_command_msg(self, msg: Msg) -> None:
-        self._spawn(self._on_command(msg))
-
-    async def _on_command(self, msg: Msg) -> None:
+        """Every command passes here first, one at a time: the sender's rate limit is checked
+        before anything else is done for it (no task, no decode, no read), and a refused
+        command is dropped, answered at most once per second."""
         try:
             player, table_id = parse_command_subject(msg.subject)
         except ValueError:
+            self._refuse_subject(msg)
             return
         if not self.limits.allow(player):
-            if self.answers_malformed:  # one service answers, as for unreadable commands
-                await self._reply(msg, Reply(ok=False, code="rate_limited", reason="too many commands; slow down"), sniff(msg.data))
+            if self.answers_malformed and self.limits.should_notice(player):
+                await self._reply(msg, Reply(ok=False, code="rate_limited", reason="too many messages; slow down"), sniff(msg.data), player)
+            return
+        if len(msg.data) > MAX_COMMAND_BYTES:
+            if self.answers_malformed:
+                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"a command is at most {MAX_COMMAND_BYTES} bytes"), sniff(msg.data), player)
             return
         try:
             command, fmt = decode_command(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if self.answers_malformed:
-                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"), sniff(msg.data))
+                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"[:300]), sniff(msg.data), player)
             return
-        if not isinstance(command, self.commands):
+        if isinstance(command, self.commands):
+            self._spawn(self._on_command(msg, player, table_id, command, fmt))
+
+    def _refuse_subject(self, msg: Msg) -> None:
+        """A command on a subject whose player or table is not a valid id (``*``, ``>``, extra
+        tokens...): never taken as a table, never read, never answered into the log. The player
+        (if its token is valid) is told once, within its rate limit."""
+        tokens = msg.subject.split(".")
+        player = tokens[2] if len(tokens) > 2 and is_token(tokens[2]) else None
+        if player is None or not self.limits.allow(player) or not self.answers_malformed:
             return
+        reply = Reply(ok=False, code="bad_subject", reason="the subject must be skat.cmd.<player>.<table> with ids of letters, digits, '_' or '-'")
+        self._spawn(self._reply(msg, reply, sniff(msg.data), player))
+
+    async def _on_command(self, msg: Msg, player: str, table_id: str, command: Command, fmt: str) -> None:
         log = self.log.bind(table=table_id, player=player)
+        if table_id not in self.tables and self._absent.get(table_id, 0.0) > time.monotonic():
+            reply = Reply(ok=False, code="no_table", reason=f"no table {table_id!r}")
+            await self._reply(msg, reply, fmt, player)
+            return
         table = self._table(table_id)
         async with table.lock:
             try:
@@ -366,9 +390,22 @@ class Service:
                 reply = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc}")
             await self.after_change(table)
         if not table.state.n and not table.lock.locked():
-            self.tables.pop(table_id, None)  # no such table: do not keep what a typo (or a flood) asked for
+            # No such table: do not keep what a typo (or a flood) asked for, but remember for a
+            # moment that it is absent, so that asking again costs no read.
+            self.tables.pop(table_id, None)
+            if len(self._absent) >= MAX_ABSENT:
+                self._absent.clear()
+            self._absent[table_id] = time.monotonic() + ABSENT_FOR
         log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
-        await self._reply(msg, reply, fmt)
+        await self._reply(msg, reply, fmt, player)
+
+    def _warn_once(self, event: str, every: float = 10.0, **fields: object) -> None:
+        """Log ``event`` at most once per ``every`` seconds: what an attacker can cause must
+        not become a flood of log lines."""
+        now = time.monotonic()
+        if now - self._warned.get(event, -1e9) >= every:
+            self._warned[event] = now
+            self.log.warning(event, **fields)
 
     async def _handle_command(self, table: Table, player: str, command: Command) -> Reply:
         """Decide on the cached state and append with the cached last sequence: if the cache
@@ -387,12 +424,12 @@ class Service:
             result: list[Event] | Rejection
             if not state.n:
                 result = Rejection(code="no_deal", reason=f"no table {table.id!r}")
-            elif player not in state.players:
-                result = Rejection(code="not_seated", reason=f"{player} does not sit at table {table.id}")
+            elif player not in state.players:  # seats are fixed when a table opens: no read needed
+                return Reply(ok=False, code="not_seated", reason=f"{player} does not sit at table {table.id}")
             else:
                 result = decide(state, state.players.index(player), command)
             if isinstance(result, Rejection):
-                if not fresh:
+                if not fresh and not _definitive(state, command):
                     await self.catch_up(table)
                     fresh = True
                     continue
@@ -413,8 +450,11 @@ class Service:
             return Reply(ok=True, index=index)
         return Reply(ok=False, code="busy", reason="the table is busy; retry")
 
-    async def _reply(self, msg: Msg, reply: Reply, fmt: str = "msgpack") -> None:
-        if is_inbox(msg.reply):
+    async def _reply(self, msg: Msg, reply: Reply, fmt: str, player: str | None) -> None:
+        """Answer into the sender's own inbox only (``_INBOX.<player>.``): a reply subject
+        naming anything else (the log, another player's inbox) is ignored. ``player`` None is
+        the operator (``skat.admin.*``, which players may not publish to): any inbox."""
+        if is_inbox(msg.reply, player):
             with contextlib.suppress(Exception):
                 await self.nc.publish(msg.reply, encode(reply, fmt))
 
@@ -481,3 +521,14 @@ class Service:
                     await self.after_change(table)
                 except Exception as exc:  # one bad table must not stop the others' recovery
                     self.log.warning("recovery_failed", table=table_id, error=repr(exc))
+
+
+def _definitive(state: TableState, command: Command) -> bool:
+    """Whether a rejection decided on the cached state stands without reading the log's tail.
+
+    The cache may be behind the log, never ahead; a command stamped with the position of the
+    prompt it answers (``at``) is therefore refused for good once the cache has reached that
+    position (the log can only have moved past it, which makes the command stale). Only an
+    unstamped command, or one answering a prompt the cache has not seen yet, needs the read:
+    so a bot repeating a refused command costs the store nothing."""
+    return bool(state.n) and 0 <= command.at <= state.events

@@ -11,6 +11,9 @@ publish may still land after a reconnect). ``append`` therefore retries, and on 
 sequence" answer re-reads the table's tail: if the event at our index is byte-for-byte ours,
 our earlier attempt landed and the append succeeded.
 
+Every table id is checked before it becomes part of a subject (``protocol.subjects``): a
+``*`` or ``>`` would read, or write beside, every table's log.
+
 Reading a table uses batched direct gets (no consumer is created per read: hundreds of
 throw-away consumers exhaust the server).
 """
@@ -18,7 +21,9 @@ throw-away consumers exhaust the server).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 from datetime import datetime
 from typing import Final, NamedTuple
 
@@ -32,7 +37,7 @@ from nats.js.errors import APIError
 
 from . import natsfast
 from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
-from protocol.subjects import LOG_ALL, STREAM, event_name, log_kind, log_subject, table_log
+from protocol.subjects import LOG_ALL, STREAM, event_name, log_kind, log_subject, parse_log_subject, table_log
 
 natsfast.install()
 
@@ -66,7 +71,17 @@ class Stored(NamedTuple):
         return parse_time(self.stamp)
 
 
-def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int = 1) -> StreamConfig:
+def replicas_setting() -> int:
+    """How many copies of every stream the project creates (``SKAT_REPLICAS``, default 1):
+    3 on a 3-node cluster, so that the log survives the loss of a node."""
+    raw = os.environ.get("SKAT_REPLICAS", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= 5:
+        raise ValueError(f"SKAT_REPLICAS must be a number from 1 to 5, not {raw!r}")
+    return int(raw)
+
+
+def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int | None = None) -> StreamConfig:
+    replicas = replicas_setting() if replicas is None else replicas
     return StreamConfig(
         name=STREAM,
         subjects=[LOG_ALL],
@@ -176,10 +191,9 @@ class EventStore:
     async def open_tables(self) -> list[str]:
         """Tables that were opened and not closed, from the stream's subject index (one request,
         however many tables: per-subject batched gets are capped at 1,024 results)."""
-        opened = await self._subjects(log_kind("table_opened"))
-        closed = await self._subjects(log_kind("table_closed"))
-        closed_ids = {s.split(".")[2] for s in closed}
-        return [s.split(".")[2] for s in opened if s.split(".")[2] not in closed_ids]
+        opened = _tables_of(await self._subjects(log_kind("table_opened")))
+        closed = set(_tables_of(await self._subjects(log_kind("table_closed"))))
+        return [t for t in opened if t not in closed]
 
     async def _subjects(self, pattern: str) -> list[str]:
         info = await self.js.stream_info(STREAM, subjects_filter=pattern)
@@ -236,6 +250,16 @@ class EventStore:
         if code == "404":
             return out, 0
         raise RuntimeError(f"direct get failed: {code} {status.get('Description', '')}")
+
+
+def _tables_of(subjects: list[str]) -> list[str]:
+    """The table ids of log subjects, leaving out any that is not a valid id (a wildcard
+    "table" stored by a version that did not check ids must never be read as a table)."""
+    out = []
+    for subject in subjects:
+        with contextlib.suppress(ValueError):
+            out.append(parse_log_subject(subject)[0])
+    return out
 
 
 def parse_time(stamp: str) -> float:

@@ -7,14 +7,26 @@ particular order between them (spectators can order by the ``Skat-Index`` header
 
 from __future__ import annotations
 
-from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
-from nats.aio.msg import Msg
+from typing import Final
 
-from protocol.subjects import hello_subject, is_inbox, public_subject, view_subject
+import msgspec
+from nats.aio.msg import Msg
+from nats.js.api import KeyValueConfig
+from nats.js.errors import KeyNotFoundError
+from nats.js.kv import KeyValue
+
+from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
+from protocol.subjects import is_inbox, parse_hello_subject, public_subject, view_subject
 from protocol.views import SPECTATOR, redact, view
-from protocol.wire import Update, encode
+from protocol.wire import Hello, Update, encode
 
 from .runtime import Service, Table
+from .store import replicas_setting
+
+PREFERENCES: Final = "skat-players"
+"""Key-value bucket: each player's own choice of encoding (key: player id), so that it
+survives a restart of the views service and needs no operator."""
+MAX_HELLO_BYTES: Final = 1024
 
 
 class Views(Service):
@@ -29,6 +41,9 @@ class Views(Service):
         self._sent: dict[str, int] = {}
         self._public: dict[str, list[tuple[int, bytes]]] = {}
         self._new_deal_or_result: dict[str, bool] = {}
+        self._formats: dict[str, str | None] = {}
+        """Players' own encoding choices as read from the bucket (None: no choice made)."""
+        self._preferences: KeyValue | None = None
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
@@ -43,19 +58,62 @@ class Views(Service):
         self._new_deal_or_result.pop(table_id, None)
 
     async def on_start(self) -> None:
-        self._subs.append(await self.nc.subscribe(hello_subject("*"), cb=self._on_hello))
+        config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
+        self._preferences = await self.store.js.create_key_value(config)
+        self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
 
-    async def _on_hello(self, msg: Msg) -> None:
-        """A player (re)connected: send it again every prompt it has pending."""
-        player = msg.subject.rpartition(".")[2]
+    async def _on_hello_msg(self, msg: Msg) -> None:
+        """Checked in order, before any work: a valid player id, its rate limit, the size."""
+        try:
+            player = parse_hello_subject(msg.subject)
+        except ValueError:
+            return
+        if not self.limits.allow(player) or len(msg.data) > MAX_HELLO_BYTES:
+            return
+        self._spawn(self._on_hello(msg, player))
+
+    async def _on_hello(self, msg: Msg, player: str) -> None:
+        """A player (re)connected: remember its choice of encoding, if it made one, then send
+        it again every prompt it has pending. The answer goes to its own inbox only."""
+        answer: dict[str, object] = {}
+        if msg.data.strip():
+            try:
+                hello = msgspec.json.decode(msg.data, type=Hello)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                answer["error"] = f"cannot read the hello: {exc}"[:300]
+            else:
+                if hello.format:
+                    await self._set_format(player, hello.format)
         sent = 0
         for table in list(self.tables.values()):
             state = table.state
             if player in state.players and state.to_move == state.players.index(player):
                 await self._send(table, state.players.index(player), player, your_turn=True)
                 sent += 1
-        if is_inbox(msg.reply):
-            await self.nc.publish(msg.reply, encode({"prompts": sent}, "json"))
+        answer["prompts"] = sent
+        if is_inbox(msg.reply, player):
+            await self.nc.publish(msg.reply, encode(answer, "json"))
+
+    async def _set_format(self, player: str, fmt: str) -> None:
+        if self._formats.get(player) != fmt:
+            assert self._preferences is not None
+            await self._preferences.put(player, fmt.encode())
+        self._formats[player] = fmt
+
+    async def _format(self, table: Table, player: str) -> str:
+        """The player's own choice if it made one, else what the table was opened with."""
+        if player not in self._formats:
+            if len(self._formats) > 100_000:
+                self._formats.clear()
+            choice: str | None = None
+            if self._preferences is not None:
+                try:
+                    entry = await self._preferences.get(player)
+                    choice = (entry.value or b"").decode() or None
+                except KeyNotFoundError:
+                    choice = None
+            self._formats[player] = choice if choice in ("json", "msgpack") else None
+        return self._formats[player] or table.state.formats.get(player, "msgpack")
 
     async def _send(self, table: Table, seat: int, player: str, your_turn: bool) -> None:
         state = table.state
@@ -65,7 +123,7 @@ class Views(Service):
             deadline=table.last_time() + state.rules.turn_seconds if your_turn else 0.0,
             index=state.events,
         )
-        await self.nc.publish(view_subject(player, table.id), encode(update, state.formats.get(player, "msgpack")))
+        await self.nc.publish(view_subject(player, table.id), encode(update, await self._format(table, player)))
 
     async def after_change(self, table: Table) -> None:
         # Per table, taken before the first await: another table's handler may run meanwhile.

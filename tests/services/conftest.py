@@ -13,10 +13,11 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import Event, TableClosed
-from protocol.subjects import ADMIN_OPEN
+from protocol.subjects import ADMIN_OPEN, command_subject
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
+from services.player import Inbox
 from services.store import EventStore
 
 
@@ -95,6 +96,18 @@ async def open_table(nc: Client, request: OpenTable, timeout: float = 30.0) -> R
             await asyncio.sleep(0.1)
 
 
+async def ask(nc: Client, player: str, table: str, data: bytes, timeout: float = 5.0) -> Reply:
+    """Send a command as ``player`` and wait for the reply, which the services send only into
+    the player's own inbox (``_INBOX.<player>.``)."""
+    inbox = Inbox(nc, player)
+    await inbox.start()
+    try:
+        msg = await inbox.request(command_subject(player, table), data, timeout)
+        return decode(msg.data, Reply)  # type: ignore[no-any-return]
+    finally:
+        await inbox.stop()
+
+
 async def wait_closed(nc: Client, table: str, timeout: float = 120.0) -> list[Event]:
     """The table's log once it holds table_closed."""
     store = EventStore(nc)
@@ -107,3 +120,19 @@ async def wait_closed(nc: Client, table: str, timeout: float = 120.0) -> list[Ev
         if loop.time() > end:
             raise TimeoutError(f"table {table} not closed after {timeout} s ({len(log)} events)")
         await asyncio.sleep(0.2)
+
+
+# --- a 3-node JetStream cluster (services/cluster.py) ------------------------------------------
+
+from services.cluster import LocalCluster  # noqa: E402  (kept with its fixture, appended here)
+
+
+@pytest.fixture
+def nats_cluster() -> Iterator[LocalCluster]:
+    """Three nats-servers (n1, n2, n3) forming one JetStream cluster on loopback, started and
+    ready for replicated streams; stopped by PID (and their stores removed) afterwards."""
+    cluster = LocalCluster(size=3).start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

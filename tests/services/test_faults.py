@@ -17,7 +17,7 @@ from services.bots import HashedBot
 from services.player import RemotePlayer
 from services.store import EventStore
 
-from .conftest import Stack, open_table, wait_closed
+from .conftest import Stack, ask, open_table, wait_closed
 from .test_table_over_bus import PLAYERS, pure_log
 
 RULES = Rules(rounds=2, kontra=True, turn_seconds=60)
@@ -82,8 +82,7 @@ async def test_duplicate_publish_is_stored_once(nc: Client) -> None:
 
 
 async def _ask(nc: Client, player: str, table: str, data: bytes) -> Reply:
-    msg = await nc.request(command_subject(player, table), data, timeout=5.0)
-    return decode(msg.data, Reply)  # type: ignore[no-any-return]
+    return await ask(nc, player, table, data)
 
 
 async def test_bad_commands_are_answered_and_change_nothing(stack: Stack, nc: Client) -> None:
