@@ -57,9 +57,13 @@ class Views(Service):
         self._public.pop(table_id, None)
         self._new_deal_or_result.pop(table_id, None)
 
-    async def on_start(self) -> None:
+    async def start(self) -> None:
+        # Before the consumer starts: the first prompts must already go out in the right encoding.
         config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
         self._preferences = await self.store.js.create_key_value(config)
+        await super().start()
+
+    async def on_start(self) -> None:
         self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
 
     async def _on_hello_msg(self, msg: Msg) -> None:
@@ -102,18 +106,15 @@ class Views(Service):
 
     async def _format(self, table: Table, player: str) -> str:
         """The player's own choice if it made one, else what the table was opened with."""
-        if player not in self._formats:
+        if player not in self._formats and self._preferences is not None:
             if len(self._formats) > 100_000:
                 self._formats.clear()
-            choice: str | None = None
-            if self._preferences is not None:
-                try:
-                    entry = await self._preferences.get(player)
-                    choice = (entry.value or b"").decode() or None
-                except KeyNotFoundError:
-                    choice = None
+            try:
+                choice = ((await self._preferences.get(player)).value or b"").decode()
+            except KeyNotFoundError:
+                choice = ""
             self._formats[player] = choice if choice in ("json", "msgpack") else None
-        return self._formats[player] or table.state.formats.get(player, "msgpack")
+        return self._formats.get(player) or table.state.formats.get(player, "msgpack")
 
     async def _send(self, table: Table, seat: int, player: str, your_turn: bool) -> None:
         state = table.state
