@@ -12,7 +12,7 @@ from .runtime import Service
 class Bidding(Service):
     name = "bidding"
     triggers = (
-        "deal_dealt", "bid", "hold", "pass", "bidding_won", "all_passed", "skat_taken", "discarded",
+        "table_opened", "deal_dealt", "bid", "hold", "pass", "bidding_won", "all_passed", "skat_taken", "discarded",
         "game_declared", "kontra", "re", "timed_out",
     )  # fmt: skip
     commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)

@@ -10,7 +10,7 @@ from .runtime import Service
 class Play(Service):
     name = "play"
     triggers = (
-        "game_declared", "pass", "re", "all_passed", "card_played", "trick_taken", "cards_shown",
+        "table_opened", "game_declared", "pass", "re", "all_passed", "card_played", "trick_taken", "cards_shown",
         "resigned", "timed_out",
     )  # fmt: skip
     commands = (PlayCard, ShowCards, Resign)

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
 
 from protocol.subjects import command_subject, hello_subject, parse_view_subject, player_inbox
 from protocol.wire import Reply, Update, decode, encode
@@ -78,10 +79,15 @@ class Inbox:
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[reply] = future
         try:
-            await self.nc.publish(subject, data, reply=reply)
-            return await asyncio.wait_for(future, timeout)
+            await self.nc.publish(subject, data, reply=reply, headers=None)
+            msg = await asyncio.wait_for(future, timeout)
         finally:
             self._waiting.pop(reply, None)
+        if msg.headers and msg.headers.get("Status") == "503" and not msg.data:
+            # The broker's answer when nobody listens: no service runs, or the services do not
+            # listen to this player (it sits at no open table, or it is flooding them).
+            raise NoRespondersError
+        return msg
 
 
 class RemotePlayer:

@@ -57,6 +57,13 @@ class PlayerLimits:
         self.dropped += 1
         return False
 
+    def drain(self, player: str) -> None:
+        """Empty ``player``'s bucket (when its door reopens after a flood: it starts again at
+        its rate, not with a full burst)."""
+        bucket = self.buckets.get(player)
+        if bucket is not None:
+            bucket.tokens, bucket.stamp = 0.0, time.monotonic()
+
     def should_notice(self, player: str, now: float | None = None) -> bool:
         """For a refused message: whether to tell the sender (once per ``notice_every``)."""
         now = time.monotonic() if now is None else now

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,7 +37,6 @@ from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, UnknownEvent
 from protocol.subjects import (
-    COMMANDS_ALL,
     LOG_ALL,
     STREAM,
     health_subject,
@@ -51,6 +51,7 @@ from protocol.wire import Reply, decode_command, encode, sniff
 
 from . import logs
 from .consumer import PullConsumer
+from .doors import Doors
 from .ratelimit import PlayerLimits
 from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
 
@@ -79,6 +80,8 @@ class Table:
     timer: asyncio.TimerHandle | None = None
     broken: str = ""
     """Why the log cannot be folded (the table is left alone), or empty."""
+    seated: bool = False
+    """Whether its players were given doors (``services.doors``)."""
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -99,6 +102,8 @@ class Service:
     """Exactly one service answers commands that cannot be decoded."""
     phases: ClassVar[frozenset[str]] = frozenset()
     """Deal phases whose deadlines this service enforces."""
+    door: ClassVar[str] = "skat.cmd.{player}.*"
+    """The subject through which a seated player reaches this service (if it answers players)."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -114,17 +119,26 @@ class Service:
         self._draining: set[str] = set()
         self._consumer: PullConsumer | None = None
         self.limits = PlayerLimits()
+        self.reads = PlayerLimits(rate=float(os.environ.get("SKAT_PLAYER_READS", "20")))
+        """A second, smaller budget per player: commands that cost a read of the store (a table
+        not in the cache, a refusal to be checked against the log's tail). An honest bot needs
+        almost none (it answers prompts with legal moves); a flood of refused commands would
+        otherwise turn into a flood of reads."""
         self._absent: dict[str, float] = {}
         self._warned: dict[str, float] = {}
+        self.doors: Doors | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
 
+    def listens_to_players(self) -> bool:
+        return bool(self.commands or self.answers_malformed)
+
     async def start(self) -> None:
         await self.store.ensure_stream()
+        if self.listens_to_players():
+            self.doors = Doors(self.nc, self.door, self.name, self.on_player_msg)
         if self.triggers:
             await self._ensure_consumer()
-        if self.commands or self.answers_malformed:
-            self._subs.append(await self.nc.subscribe(COMMANDS_ALL, queue=self.name, cb=self._on_command_msg))
         await self.on_start()
         self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
         if self.owns_events or not self.acknowledges:
@@ -142,6 +156,8 @@ class Service:
     async def stop(self) -> None:
         if self._consumer is not None:
             await self._consumer.stop()
+        if self.doors is not None:
+            await self.doors.close()
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
@@ -188,6 +204,10 @@ class Service:
             return False
         table.last_seq = seq
         table.stored_at = stored_at
+        if index == 0 and not table.seated and self.doors is not None:
+            table.seated = True
+            for player in table.state.players:
+                self.doors.seat(player)
         self.log.debug("event", table=table.id, deal=table.state.deal_no, index=index, kind=type(event).__name__)
         self.on_applied(table, index, event)
         if table.state.closed:
@@ -200,6 +220,9 @@ class Service:
         if table is not None and table.state.closed and not table.lock.locked():
             if table.timer is not None:
                 table.timer.cancel()
+            if table.seated and self.doors is not None:
+                for player in table.state.players:
+                    self.doors.unseat(player)
             del self.tables[table_id]
             self.forget(table_id)
 
@@ -337,18 +360,22 @@ class Service:
 
     # --- commands ----------------------------------------------------------------------
 
+    async def on_player_msg(self, msg: Msg) -> None:
+        """What comes through a player's door (``door``)."""
+        await self._on_command_msg(msg)
+
     async def _on_command_msg(self, msg: Msg) -> None:
         """Every command passes here first, one at a time: the sender's rate limit is checked
-        before anything else is done for it (no task, no decode, no read), and a refused
-        command is dropped, answered at most once per second."""
+        before anything else is done for it (no task, no decode, no read). Over the limit, the
+        command is dropped and the player's door closes for a while (``services.doors``), so
+        that the broker drops the rest of the flood; the player is told once."""
         try:
             player, table_id = parse_command_subject(msg.subject)
         except ValueError:
             self._refuse_subject(msg)
             return
         if not self.limits.allow(player):
-            if self.answers_malformed and self.limits.should_notice(player):
-                await self._reply(msg, Reply(ok=False, code="rate_limited", reason="too many messages; slow down"), sniff(msg.data), player)
+            self._bench(msg, player, sniff(msg.data))
             return
         if len(msg.data) > MAX_COMMAND_BYTES:
             if self.answers_malformed:
@@ -362,6 +389,17 @@ class Service:
             return
         if isinstance(command, self.commands):
             self._spawn(self._on_command(msg, player, table_id, command, fmt))
+
+    def _bench(self, msg: Msg, player: str, fmt: str) -> None:
+        """A player over its rate limit: close its door for a while, and say so once."""
+        if self.doors is None or player in self.doors.benched_until:
+            return
+        seconds = self.doors.bench(player)
+        asyncio.get_running_loop().call_later(seconds, self.limits.drain, player)
+        self._warn_once("player_benched", every=60.0, key=player, player=player, seconds=seconds, dropped=self.limits.dropped)
+        if self.answers_malformed:
+            reason = f"too many messages (limit {self.limits.rate:g}/s): ignored for {seconds:g} s"
+            self._spawn(self._reply(msg, Reply(ok=False, code="rate_limited", reason=reason), fmt, player))
 
     def _refuse_subject(self, msg: Msg) -> None:
         """A command on a subject whose player or table is not a valid id (``*``, ``>``, extra
@@ -379,6 +417,11 @@ class Service:
         if table_id not in self.tables and self._absent.get(table_id, 0.0) > time.monotonic():
             reply = Reply(ok=False, code="no_table", reason=f"no table {table_id!r}")
             await self._reply(msg, reply, fmt, player)
+            return
+        if table_id not in self.tables and not self.reads.allow(player):
+            if self.reads.should_notice(player):  # and otherwise dropped
+                reason = "too many commands for tables not in play; slow down"
+                await self._reply(msg, Reply(ok=False, code="rate_limited", reason=reason), fmt, player)
             return
         table = self._table(table_id)
         async with table.lock:
@@ -399,12 +442,14 @@ class Service:
         log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
         await self._reply(msg, reply, fmt, player)
 
-    def _warn_once(self, event: str, every: float = 10.0, **fields: object) -> None:
-        """Log ``event`` at most once per ``every`` seconds: what an attacker can cause must
-        not become a flood of log lines."""
+    def _warn_once(self, event: str, every: float = 10.0, key: str = "", **fields: object) -> None:
+        """Log ``event`` at most once per ``every`` seconds (per ``key``): what an attacker can
+        cause must not become a flood of log lines."""
         now = time.monotonic()
-        if now - self._warned.get(event, -1e9) >= every:
-            self._warned[event] = now
+        if now - self._warned.get(event + key, -1e9) >= every:
+            if len(self._warned) > 10_000:
+                self._warned.clear()
+            self._warned[event + key] = now
             self.log.warning(event, **fields)
 
     async def _handle_command(self, table: Table, player: str, command: Command) -> Reply:
@@ -429,7 +474,11 @@ class Service:
             else:
                 result = decide(state, state.players.index(player), command)
             if isinstance(result, Rejection):
-                if not fresh and not _definitive(state, command):
+                if state.n and 0 <= command.at < state.events:
+                    # The log has moved past the prompt this answers: refused for good, and
+                    # for that reason (whatever else the cached state would say).
+                    return Reply(ok=False, code="stale", reason=f"this answers the prompt at position {command.at}, but the table is at {state.events} or later")
+                if not fresh and not _definitive(state, command) and self.reads.allow(player):
                     await self.catch_up(table)
                     fresh = True
                     continue
@@ -524,11 +573,10 @@ class Service:
 
 
 def _definitive(state: TableState, command: Command) -> bool:
-    """Whether a rejection decided on the cached state stands without reading the log's tail.
-
-    The cache may be behind the log, never ahead; a command stamped with the position of the
-    prompt it answers (``at``) is therefore refused for good once the cache has reached that
-    position (the log can only have moved past it, which makes the command stale). Only an
-    unstamped command, or one answering a prompt the cache has not seen yet, needs the read:
-    so a bot repeating a refused command costs the store nothing."""
-    return bool(state.n) and 0 <= command.at <= state.events
+    """Whether a rejection decided on the cached state stands without reading the log's tail:
+    when the command answers the very position the cache is at. The cache may be behind the
+    log, never ahead, so the log is then either at that position too (the same answer) or
+    past it (the command is stale). Only an unstamped command, or one answering a prompt the
+    cache has not seen yet, needs the read: so a bot repeating a refused command costs the
+    store nothing."""
+    return bool(state.n) and command.at == state.events

@@ -7,6 +7,7 @@ particular order between them (spectators can order by the ``Skat-Index`` header
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 import msgspec
@@ -20,6 +21,7 @@ from protocol.subjects import is_inbox, parse_hello_subject, public_subject, vie
 from protocol.views import SPECTATOR, redact, view
 from protocol.wire import Hello, Update, encode
 
+from .ratelimit import PlayerLimits
 from .runtime import Service, Table
 from .store import replicas_setting
 
@@ -44,6 +46,8 @@ class Views(Service):
         self._formats: dict[str, str | None] = {}
         """Players' own encoding choices as read from the bucket (None: no choice made)."""
         self._preferences: KeyValue | None = None
+        self.hellos = PlayerLimits(rate=float(os.environ.get("SKAT_HELLO_RATE", "5")))
+        """Hellos per second and player: a bot says hello when it (re)connects, not more."""
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
@@ -64,6 +68,9 @@ class Views(Service):
         await super().start()
 
     async def on_start(self) -> None:
+        # Every player, seated or not, may say hello (it also carries the choice of encoding,
+        # made before the first table opens), so hellos come through one wildcard
+        # subscription, and each player's hellos are limited on their own small budget.
         self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
 
     async def _on_hello_msg(self, msg: Msg) -> None:
@@ -72,9 +79,8 @@ class Views(Service):
             player = parse_hello_subject(msg.subject)
         except ValueError:
             return
-        if not self.limits.allow(player) or len(msg.data) > MAX_HELLO_BYTES:
-            return
-        self._spawn(self._on_hello(msg, player))
+        if self.hellos.allow(player) and len(msg.data) <= MAX_HELLO_BYTES:
+            self._spawn(self._on_hello(msg, player))
 
     async def _on_hello(self, msg: Msg, player: str) -> None:
         """A player (re)connected: remember its choice of encoding, if it made one, then send

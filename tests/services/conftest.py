@@ -10,12 +10,14 @@ from collections.abc import AsyncIterator, Iterator
 
 import nats
 import pytest
+from nats.errors import NoRespondersError
 from nats.aio.client import Client
 
 from protocol.events import Event, TableClosed
 from protocol.subjects import ADMIN_OPEN, command_subject
 from protocol.wire import OpenTable, Reply, decode, encode
-from services.main import SERVICES, stop_processes, wait_ready
+from services.connection import ConnectionSettings
+from services.main import SERVICES, service_env, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
 from services.player import Inbox
 from services.store import EventStore
@@ -31,16 +33,19 @@ def nats_server() -> Iterator[EmbeddedServer]:
 
 
 class Stack:
-    """The five services as separate processes, each restartable by name."""
+    """The five services as separate processes, each restartable by name. They connect as
+    ``url`` says: a URL, or settings with a credentials file (given to them in their
+    environment, as ``skat up`` does, never on their command line)."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str | ConnectionSettings) -> None:
+        self.settings = url if isinstance(url, ConnectionSettings) else ConnectionSettings.build(url, env={})
+        self.url = self.settings.servers[0]
         self.procs: dict[str, list[subprocess.Popen[bytes]]] = {}
         self.env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_LOG_LEVEL", "warning")}
 
     def start(self, name: str) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "service", name, "--nats", self.url], env=self.env
+            [sys.executable, "-m", "services.cli", "service", name], env=service_env(self.settings, self.env)
         )
         self.procs.setdefault(name, []).append(proc)
         return proc
@@ -104,6 +109,8 @@ async def ask(nc: Client, player: str, table: str, data: bytes, timeout: float =
     try:
         msg = await inbox.request(command_subject(player, table), data, timeout)
         return decode(msg.data, Reply)  # type: ignore[no-any-return]
+    except NoRespondersError:  # the broker's answer: nobody listens to this player
+        return Reply(ok=False, code="no_responders", reason="no responders")
     finally:
         await inbox.stop()
 

@@ -97,7 +97,8 @@ async def test_bad_commands_are_answered_and_change_nothing(stack: Stack, nc: Cl
         ("ann", encode(Bid(value=18)), "out_of_turn"),
         ("bob", encode(Bid(value=19)), "illegal"),
         ("bob", encode(PlayCard(card="CJ")), "illegal"),
-        ("zed", encode(Pass()), "not_seated"),
+        ("zed", encode(Pass()), "no_responders"),  # seated nowhere: the services do not listen to zed
+        ("cyd", b'{"type": "pass"}', "out_of_turn"),
     ]
     for player, data, code in cases:
         reply = await _ask(nc, player, "bad", data)
