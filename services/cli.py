@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import signal
 import sys
 
@@ -18,6 +17,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `skat replay ... | head` ends quietly
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
+    from .connection import add_arguments as add_connection_arguments
     from .tournament_cli import add_arguments
 
     run = sub.add_parser("run", help="the main job: a local bot tournament through the services (make run)")
@@ -30,22 +30,36 @@ def main(argv: list[str] | None = None) -> int:
     quick.add_argument("--seed", default="skatbus")
     svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
     svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"])
-    svc.add_argument("--nats", default=None, help="server URL (default: $SKAT_NATS_URL or nats://127.0.0.1:4222)")
+    add_connection_arguments(svc)
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
-    upp.add_argument("--nats", default=None, help="use this server instead of starting one (or $SKAT_NATS_URL)")
+    add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
     upp.add_argument("--auth", default=None, metavar="DIR",
                      help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)")
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
     bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic")
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
-    bot.add_argument("--nats", default=None, help="server URL, with user:password@ for a secured server")
+    add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
-    auth = sub.add_parser("auth", help="write a nats-server configuration with one user per player")
+    auth = sub.add_parser("auth", help="write a nats-server configuration with one NKey user per player",
+                          description="Write OUT/nats-server.conf (public keys only), a seed file per user "
+                                      "(OUT/<player>.nk, OUT/skat-services.nk; mode 0600) and OUT/skat-auth.json. "
+                                      "Running it again keeps existing keys (add players freely) and the CA.")
     auth.add_argument("--players", required=True, help="comma-separated player ids")
-    auth.add_argument("--out", required=True, help="directory for nats-server.conf and credentials.json")
+    auth.add_argument("--out", required=True, help="directory for the configuration and the key files")
     auth.add_argument("--store", default=None, help="JetStream data directory (default: OUT/jetstream)")
-    auth.add_argument("--port", type=int, default=4222)
+    auth.add_argument("--listen", default=None, metavar="HOST:PORT",
+                      help="where the server listens (default 127.0.0.1:4222; 0.0.0.0:4222 for remote players, with TLS)")
+    auth.add_argument("--port", type=int, default=None, help="shorthand for --listen 127.0.0.1:PORT")
+    auth.add_argument("--tls", action="store_true", help="make a CA (OUT/ca.pem, for the players) and a server certificate")
+    auth.add_argument("--tls-name", action="append", default=[], metavar="NAME",
+                      help="with --tls: another DNS name or IP the certificate is for (repeatable)")
+    auth.add_argument("--tls-cert", default=None, metavar="FILE", help="use this server certificate (PEM) instead")
+    auth.add_argument("--tls-key", default=None, metavar="FILE", help="... and its private key")
+    auth.add_argument("--tls-ca", default=None, metavar="FILE", help="... and the CA certificate clients need (unless a public CA)")
+    auth.add_argument("--player-connections", type=int, default=None, metavar="N",
+                      help="connections per player in the players' shared cap (default 4)")
+    auth.add_argument("--rotate-keys", action="store_true", help="new keys for everybody (default: keep existing ones)")
     sub.add_parser("schema", help="print the JSON Schema of every message a player sends or receives")
     for name in _COMMAND_MODULES:
         try:
@@ -56,6 +70,24 @@ def main(argv: list[str] | None = None) -> int:
             continue  # not part of this installation
         module.register(sub)
     args = parser.parse_args(argv)
+    try:
+        return _dispatch(args, parser, run, tour)
+    except ValueError as exc:
+        from .auth import AuthError
+        from .certs import CertError
+        from .connection import SettingsError
+
+        if not isinstance(exc, (SettingsError, AuthError, CertError)):
+            raise
+        print(f"skat {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser, run: argparse.ArgumentParser,
+              tour: argparse.ArgumentParser) -> int:
+    """Run the chosen command. Input mistakes raise ``SettingsError``, ``AuthError`` or
+    ``CertError`` (one line on stderr, exit 2: ``main``); anything else is a bug and shows
+    its traceback."""
     if hasattr(args, "handler"):
         return int(args.handler(args))
     if args.command in ("run", "tournament"):
@@ -70,33 +102,46 @@ def main(argv: list[str] | None = None) -> int:
         run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)
         return 0
     if args.command == "service":
+        from .connection import from_args
         from .main import service_main
 
-        return service_main(args.name, _nats_url(args.nats))
+        settings = from_args(args)
+        assert settings is not None
+        return service_main(args.name, settings)
     if args.command == "up":
+        from .connection import from_args
         from .main import up
 
-        if args.auth and args.nats:
+        if args.auth and (args.nats or args.creds or args.tls_ca):
             parser.error("--auth configures the server skat up starts; with --nats, configure that server yourself")
         if args.auth and args.store:
             parser.error("with --auth the store is the one `skat auth --store` wrote into the configuration")
-        return up(args.nats or os.environ.get("SKAT_NATS_URL"), args.store, args.auth)
+        if args.auth:
+            from .auth import load_auth
+
+            load_auth(args.auth).settings()  # a missing or broken directory: one line, before anything starts
+            return up(None, None, args.auth)
+        return up(from_args(args, default=None), args.store, None)
     if args.command == "bot":
+        from protocol.subjects import check_token
+
         from . import logs
         from .bots import make_bot
+        from .connection import from_args
         from .sdk import run as run_bot
 
+        try:
+            check_token("player", args.player)
+            bot = make_bot(args.name, args.seed or args.player)
+        except ValueError as exc:
+            print(f"skat bot: {exc}", file=sys.stderr)
+            return 2
+        settings = from_args(args)
         logs.configure()
-        run_bot(make_bot(args.name, args.seed or args.player), args.player, _nats_url(args.nats))
+        run_bot(bot, args.player, settings)
         return 0
     if args.command == "auth":
-        from .auth import write_auth
-
-        players = [p.strip() for p in args.players.split(",") if p.strip()]
-        users = write_auth(args.out, players, args.store, args.port)
-        print(f"wrote {args.out}/nats-server.conf and {args.out}/credentials.json ({len(users) - 1} players)")
-        print(f"start the server: nats-server -c {args.out}/nats-server.conf")
-        return 0
+        return _auth(args)
     if args.command == "schema":
         from protocol.schema import player_schema
 
@@ -105,8 +150,55 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-def _nats_url(given: str | None) -> str:
-    return given or os.environ.get("SKAT_NATS_URL", "nats://127.0.0.1:4222")
+def _auth(args: argparse.Namespace) -> int:
+    """``skat auth``: write the directory, then say what is where and what to do next."""
+    from .auth import AuthError, PlayerLimits, parse_listen, write_auth
+
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    if not players:
+        raise AuthError("--players: no player ids given")
+    from protocol.subjects import check_token
+
+    try:
+        for player in players:
+            check_token("player", player)
+    except ValueError as exc:
+        raise AuthError(str(exc)) from None
+    if args.player_connections is not None and args.player_connections < 1:
+        raise AuthError("--player-connections must be at least 1")
+    written = write_auth(
+        args.out,
+        players,
+        args.store,
+        port=args.port,
+        listen=parse_listen(args.listen) if args.listen else None,
+        tls=args.tls,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        tls_ca=args.tls_ca,
+        tls_names=args.tls_name,
+        limits=PlayerLimits(connections_per_player=args.player_connections or PlayerLimits().connections_per_player),
+        rotate=args.rotate_keys,
+    )
+    for warning in written.warnings:
+        print(f"skat auth: warning: {warning}", file=sys.stderr)
+    out = args.out.rstrip("/")
+    print(f"wrote {out}/nats-server.conf (public keys only, listen {written.listen}{', TLS' if written.tls else ''}), "
+          f"{out}/skat-auth.json and a key file per user ({len(written.players)} player{'s' if len(written.players) != 1 else ''}):")
+    for player in written.players:
+        print(f"  {player:<16} {written.seed_file(player)}")
+    print(f"  {'(services)':<16} {written.seed_file('skat-services')}")
+    if written.ca_file:
+        print(f"CA for the players: {written.ca_file}")
+    if args.tls and written.host in ("0.0.0.0", "::") and not args.tls_name:
+        print("skat auth: warning: the certificate is for localhost only; add --tls-name HOST (the name remote players "
+              "connect to)", file=sys.stderr)
+    tls_flags = f" --tls-ca {written.ca_file}" if written.ca_file else ""
+    print("Give each player its own .nk file (and nothing else of this directory but the CA).")
+    print(f"start everything: skat up --auth {out}")
+    print(f"a player:         skat bot random --player {written.players[0]} --nats {written.url()} "
+          f"--creds {written.seed_file(written.players[0])}{tls_flags}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -13,10 +13,10 @@ from typing import Final
 
 from . import logs
 from .bidding import Bidding
+from .connection import ConnectionSettings, connect, open_connection
 from .dealer import Dealer
 from .natsserver import EmbeddedServer
 from .play import Play
-from .connection import connect
 from .runtime import Service
 from .scoring import Scoring
 from .views import Views
@@ -31,7 +31,7 @@ SERVICES: Final[dict[str, type[Service]]] = {
 DEFAULT_URL_ENV: Final = "SKAT_NATS_URL"
 
 
-async def run_service(name: str, url: str, instance: str = "") -> None:
+async def run_service(name: str, url: str | ConnectionSettings, instance: str = "") -> None:
     """Run one service until SIGINT/SIGTERM."""
     nc = await connect(url, f"skat-{name}")
     service = SERVICES[name](nc, instance=instance or str(os.getpid()))
@@ -45,7 +45,7 @@ async def run_service(name: str, url: str, instance: str = "") -> None:
     await nc.close()  # subscriptions are gone already; a drain would wait on the pull consumer
 
 
-def service_main(name: str, url: str) -> int:
+def service_main(name: str, url: str | ConnectionSettings) -> int:
     """Run one service in this process. With ``SKAT_PROFILE_DIR`` set, the run is profiled
     and the stats are written there as ``<name>-<pid>.prof`` (what ``make bench`` reads)."""
     logs.configure()
@@ -75,12 +75,20 @@ def _run(coro: object) -> None:
         asyncio.run(coro)  # type: ignore[arg-type]
 
 
-def spawn_services(url: str, names: tuple[str, ...] = tuple(SERVICES), env: dict[str, str] | None = None) -> list[subprocess.Popen[bytes]]:
-    """Start each service as its own process."""
-    return [
-        subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", url], env=env)
-        for name in names
-    ]
+def service_env(target: str | ConnectionSettings, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a service process connects by: the server list, and the paths of the
+    credentials and CA files (never a secret itself, and nothing on the command line, which
+    every local user can read with ``ps``)."""
+    settings = target if isinstance(target, ConnectionSettings) else ConnectionSettings.build(target, env={})
+    return dict(settings.apply_to_env(dict(os.environ if env is None else env)))
+
+
+def spawn_services(
+    target: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), env: dict[str, str] | None = None
+) -> list[subprocess.Popen[bytes]]:
+    """Start each service as its own process, connected as ``target`` says (see ``service_env``)."""
+    child_env = service_env(target, env)
+    return [subprocess.Popen([sys.executable, "-m", "services.cli", "service", name], env=child_env) for name in names]
 
 
 def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
@@ -95,13 +103,11 @@ def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) 
             p.wait()
 
 
-async def wait_ready(url: str, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0) -> None:
+async def wait_ready(url: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0) -> None:
     """Until every named service answers its health check (``skat.health.<name>``)."""
-    import nats
-
     from protocol.subjects import health_subject
 
-    client = await nats.connect(url)
+    client = await open_connection(url)
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     try:
@@ -140,12 +146,16 @@ class LocalStack:
         self.server.stop(remove_store=self.store_dir is None)
 
 
-def up(url: str | None, store_dir: str | None = None, auth_dir: str | None = None) -> int:
+def up(url: str | ConnectionSettings | None, store_dir: str | None = None, auth_dir: str | None = None) -> int:
     """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
     or SIGTERM. Returns non-zero if a service or the server died on its own.
 
-    With ``auth_dir`` (written by ``skat auth``) the server runs its configuration, so every
-    player is held to its own subjects, and the services connect as the services user."""
+    With ``auth_dir`` (written by ``skat auth``) the server runs its configuration, on its
+    listen address and with its TLS, so every player is held to its own subjects, and the
+    services connect as the services user: its seed file and the CA file are named in their
+    environment, nothing secret is on any command line or in any log line."""
+    from .connection import safe_servers
+
     logs.configure()
     log = logs.get(command="up")
     server: EmbeddedServer | None = None
@@ -153,22 +163,26 @@ def up(url: str | None, store_dir: str | None = None, auth_dir: str | None = Non
     signal.signal(signal.SIGTERM, _interrupt)
     code = 0
     try:
-        service_url = url
         if url is None:
-            config = os.path.join(auth_dir, "nats-server.conf") if auth_dir else None
-            # Assigned before start, so that Ctrl-C during the start still stops it.
-            server = EmbeddedServer(store_dir=store_dir, config=config)
-            server.start()
-            url = service_url = server.url
+            auth = None
             if auth_dir:
-                from .auth import SERVICE_USER, load_credentials
+                from .auth import SERVICE_USER, load_auth
 
-                service_url = load_credentials(auth_dir)[SERVICE_USER].url(port=server.port)
-            log.info("nats_started", url=url, pid=server.pid, store=server.store_dir, auth=bool(auth_dir))
-        for name in SERVICES:
-            procs.extend(spawn_services(service_url, (name,)))
-        log.info("services_started", pids=[p.pid for p in procs], url=url)
-        print(f"skatbus is up on {url} (Ctrl-C stops it)", flush=True)
+                auth = load_auth(auth_dir)
+                # Assigned before start, so that Ctrl-C during the start still stops it.
+                server = EmbeddedServer(store_dir=auth.store_dir, config=auth.config, host=auth.host, port=auth.port, tls=auth.tls)
+            else:
+                server = EmbeddedServer(store_dir=store_dir)
+            server.start()
+            settings = auth.settings(SERVICE_USER, server.url) if auth else ConnectionSettings((server.url,))
+            log.info(
+                "nats_started", url=settings.describe(), pid=server.pid, store=server.store_dir, auth=bool(auth_dir), tls=server.tls
+            )
+        else:
+            settings = url if isinstance(url, ConnectionSettings) else ConnectionSettings.build(url, env={})
+        procs.extend(spawn_services(settings))
+        log.info("services_started", pids=[p.pid for p in procs], url=settings.describe())
+        print(f"skatbus is up on {safe_servers(settings.servers, scheme=True)} (Ctrl-C stops it)", flush=True)
         while all(p.poll() is None for p in procs) and (server is None or server.running):
             time.sleep(0.5)
         log.error("process_exited", services=[p.returncode for p in procs], server_running=server is None or server.running)
@@ -178,7 +192,7 @@ def up(url: str | None, store_dir: str | None = None, auth_dir: str | None = Non
     finally:
         stop_processes(procs)
         if server is not None:
-            server.stop(remove_store=store_dir is None)
+            server.stop()  # removes the store only if it is a temporary one the server made
     return code
 
 

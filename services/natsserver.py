@@ -45,10 +45,13 @@ def free_port() -> int:
 
 
 class EmbeddedServer:
-    """A nats-server with JetStream on 127.0.0.1, started and stopped by its PID.
+    """A nats-server with JetStream, on 127.0.0.1 unless ``host`` says otherwise, started and
+    stopped by its PID.
 
-    ``config`` (a path) adds a configuration file, e.g. a permissions file written by
-    ``skat auth``; it must name its own ``store_dir``, and the port given here still applies.
+    ``config`` (a path) adds a configuration file, e.g. the one written by ``skat auth``; it
+    must name its own ``store_dir``, and the host and port given here still apply (on the
+    command line: no secret is ever there, the configuration holds public keys only). ``tls``
+    says the configuration requires TLS, so ``url`` is a ``tls://`` one.
     """
 
     def __init__(
@@ -57,7 +60,11 @@ class EmbeddedServer:
         store_dir: str | None = None,
         config: str | None = None,
         log_file: str | None = None,
+        host: str = "127.0.0.1",
+        tls: bool = False,
     ) -> None:
+        self.host = host
+        self.tls = tls
         self.port = port or free_port()
         self._own_store = store_dir is None
         self.store_dir = store_dir or tempfile.mkdtemp(prefix="skatbus-js-")
@@ -66,8 +73,14 @@ class EmbeddedServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
+    def local_host(self) -> str:
+        """Where to reach the server from this machine (loopback for a wildcard address)."""
+        return "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+
+    @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        host = f"[{self.local_host}]" if ":" in self.local_host else self.local_host
+        return f"{'tls' if self.tls else 'nats'}://{host}:{self.port}"
 
     @property
     def running(self) -> bool:
@@ -78,7 +91,7 @@ class EmbeddedServer:
         return self.proc.pid if self.proc else None
 
     def command(self) -> list[str]:
-        cmd = [binary_path(), "-js", "-a", "127.0.0.1", "-p", str(self.port)]
+        cmd = [binary_path(), "-js", "-a", self.host, "-p", str(self.port)]
         if self.config:
             # A configuration file names its own store_dir; passing -sd as well is an error.
             cmd += ["-c", self.config]
@@ -95,7 +108,7 @@ class EmbeddedServer:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"nats-server exited with code {self.proc.returncode}: {' '.join(self.command())}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                with socket.create_connection((self.local_host, self.port), timeout=0.2):
                     return self
             except OSError:
                 time.sleep(0.05)

@@ -52,6 +52,9 @@ from protocol.events import (
 from protocol.scoring import DealResult
 from protocol.table import LogError, TableState, due
 
+from .connection import ENV_URL, ConnectionSettings, open_connection
+from .connection import add_arguments as add_connection_arguments
+
 AnyLogged = Event | UnknownEvent
 
 
@@ -117,17 +120,20 @@ def load_archive(path: Path, table: str | None = None) -> TableLog:
     return log
 
 
-def load_live(table: str, url: str) -> TableLog:
+def load_live(table: str, url: str | ConnectionSettings) -> TableLog:
     """One table's log from the live event store."""
-    return asyncio.run(_load_live(table, url))
+    return asyncio.run(_load_live(table, ConnectionSettings.resolve(url)))
 
 
-async def _load_live(table: str, url: str) -> TableLog:
-    import nats
+async def _load_live(table: str, settings: ConnectionSettings) -> TableLog:
+    from nats.errors import Error as NatsError
 
     from .store import EventStore
 
-    nc = await nats.connect(url, connect_timeout=5, max_reconnect_attempts=1)
+    try:
+        nc = await open_connection(settings, connect_timeout=5, max_reconnect_attempts=1, allow_reconnect=False)
+    except (OSError, NatsError, TimeoutError) as exc:
+        raise ValueError(f"cannot connect to {settings.describe()}: {_reason(exc)}") from None
     try:
         stored = await EventStore(nc).read(table)
     finally:
@@ -141,19 +147,33 @@ async def _load_live(table: str, url: str) -> TableLog:
                 return log
         log.events.append(s.event)  # type: ignore[arg-type]
     if not log.events:
-        raise ValueError(f"no events for table {table!r} at {url}")
+        raise ValueError(f"no events for table {table!r} at {settings.describe()}")
     return log
 
 
-def load(source: str, table: str | None, nats_url: str | None) -> TableLog:
-    """An archive file if ``source`` is one, else a table id in the live store."""
+def _reason(exc: BaseException) -> str:
+    """A connection failure in a few words (nats-py's messages name no secret)."""
+    text = str(exc).strip() or type(exc).__name__
+    return text.removeprefix("nats: ")
+
+
+def load(
+    source: str,
+    table: str | None,
+    nats_url: str | None,
+    creds: str | None = None,
+    tls_ca: str | None = None,
+) -> TableLog:
+    """An archive file if ``source`` is one, else a table id in the live store (the server,
+    credentials and CA from the arguments or ``$SKAT_NATS_URL``, ``$SKAT_NATS_CREDS``,
+    ``$SKAT_NATS_CA``)."""
     path = Path(source)
     if path.is_file():
         return load_archive(path, table)
-    url = nats_url or os.environ.get("SKAT_NATS_URL")
+    url = nats_url or os.environ.get(ENV_URL)
     if not url:
-        raise ValueError(f"{source}: no such archive file (for a live table give --nats URL or set $SKAT_NATS_URL)")
-    return load_live(source, url)
+        raise ValueError(f"{source}: no such archive file (for a live table give --nats URL or set ${ENV_URL})")
+    return load_live(source, ConnectionSettings.build(url, creds, tls_ca))
 
 
 # --- folding with snapshots ----------------------------------------------------------------
@@ -551,14 +571,14 @@ def register(sub: Any) -> None:
     p.add_argument("--summary", action="store_true", help="one line per deal and the totals")
     p.add_argument("--verify", action="store_true", help="re-derive everything; exit 1 at the first bad event")
     p.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained step-by-step page")
-    p.add_argument("--nats", default=None, help="server URL for a live table (default: $SKAT_NATS_URL)")
+    add_connection_arguments(p, "server URL(s) for a live table (default: $SKAT_NATS_URL)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        log = load(args.source, args.table, args.nats)
+        log = load(args.source, args.table, args.nats, args.creds, args.tls_ca)
     except (OSError, ValueError) as exc:
         print(f"skat replay: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,12 @@
     from services.sdk import run
     from services.bots import RandomBot
 
-    run(RandomBot(), player="alice", url="nats://127.0.0.1:4222")
+    run(RandomBot(), player="alice", url="tls://skat.example.org:4222",
+        creds="alice.nk", tls_ca="ca.pem")   # the files `skat auth --tls` wrote
+
+``url`` may be a comma-separated server list; without ``creds``/``tls_ca`` (or ``url``) the
+environment's ``SKAT_NATS_CREDS``/``SKAT_NATS_CA`` (``SKAT_NATS_URL``) apply, as for every
+``skat`` command (see ``services/connection.py`` for the credential file formats).
 
 The SDK connects (with the player's own inbox prefix, as the broker's permissions require),
 answers every prompt with the bot's action (stamped with the prompt's log position, so a retry
@@ -17,10 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from typing import Any
 
-import nats
 from nats.aio.client import Client
 
 from protocol.subjects import check_token, hello_subject
@@ -28,6 +33,7 @@ from protocol.wire import Update
 
 from . import logs
 from .bots import Bot
+from .connection import ConnectionSettings, connect
 from .player import RemotePlayer
 
 
@@ -41,33 +47,29 @@ class _Threaded:
         return await asyncio.to_thread(self.bot.act, obs)
 
 
-async def connect_player(player: str, url: str, **options: Any) -> Client:
-    """A connection for ``player`` that re-asks for its prompts whenever it reconnects."""
-    log = logs.get(player=player)
-    nc: Client
+async def connect_player(
+    player: str,
+    url: str | ConnectionSettings | None = None,
+    creds: str | os.PathLike[str] | None = None,
+    tls_ca: str | os.PathLike[str] | None = None,
+    **options: Any,
+) -> Client:
+    """A connection for ``player`` (inbox prefix ``_INBOX.<player>``, which the broker's
+    permissions require) that re-asks for its prompts whenever it reconnects."""
+    check_token("player", player)
+    settings = ConnectionSettings.resolve(url, creds, tls_ca)
 
-    async def error_cb(exc: Exception) -> None:
-        log.warning("nats_error", error=str(exc))
-
-    async def disconnected_cb() -> None:
-        log.warning("disconnected")
-
-    async def reconnected_cb() -> None:
-        log.info("reconnected")
+    async def say_hello(nc: Client) -> None:
         await hello(nc, player)
 
-    nc = await nats.connect(
-        url,
-        name=f"skat-player-{player}",
+    return await connect(
+        settings,
+        f"skat-player-{player}",
+        on_reconnected=say_hello,
+        log=logs.get(player=player),
         inbox_prefix=f"_INBOX.{player}",
-        error_cb=error_cb,
-        disconnected_cb=disconnected_cb,
-        reconnected_cb=reconnected_cb,
-        max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
         **options,
     )
-    return nc
 
 
 async def hello(nc: Client, player: str) -> int:
@@ -81,11 +83,18 @@ async def hello(nc: Client, player: str) -> int:
     return int(msgspec.json.decode(reply.data).get("prompts", 0))
 
 
-async def play(bot: Bot, player: str, url: str, stop: asyncio.Event | None = None) -> RemotePlayer:
+async def play(
+    bot: Bot,
+    player: str,
+    url: str | ConnectionSettings | None = None,
+    stop: asyncio.Event | None = None,
+    creds: str | os.PathLike[str] | None = None,
+    tls_ca: str | os.PathLike[str] | None = None,
+) -> RemotePlayer:
     """Play as ``player`` until ``stop`` is set; returns the player (its rejections, for one)."""
     check_token("player", player)
     stop = stop or asyncio.Event()
-    nc = await connect_player(player, url)
+    nc = await connect_player(player, url, creds, tls_ca)
     remote = RemotePlayer(nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot)
     await remote.start()
     await nc.flush()
@@ -99,16 +108,25 @@ async def play(bot: Bot, player: str, url: str, stop: asyncio.Event | None = Non
     return remote
 
 
-def run(bot: Bot, player: str, url: str) -> None:
-    """Play until Ctrl-C or SIGTERM (the blocking entry point for scripts)."""
+def run(
+    bot: Bot,
+    player: str,
+    url: str | ConnectionSettings | None = None,
+    creds: str | os.PathLike[str] | None = None,
+    tls_ca: str | os.PathLike[str] | None = None,
+) -> None:
+    """Play until Ctrl-C or SIGTERM (the blocking entry point for scripts). The settings are
+    checked before anything starts, so a missing key file fails at once (``SettingsError``)."""
+    check_token("player", player)
+    settings = ConnectionSettings.resolve(url, creds, tls_ca)
 
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        logs.get(player=player).info("bot_started", bot=type(bot).__name__, url=url.rpartition("@")[2])
-        await play(bot, player, url, stop)
+        logs.get(player=player).info("bot_started", bot=type(bot).__name__, server=settings.describe(), tls=settings.wants_tls)
+        await play(bot, player, settings, stop)
 
     try:
         import uvloop

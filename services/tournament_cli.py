@@ -14,6 +14,8 @@ from protocol.tournament import TournamentConfig
 
 from . import logs
 from .bots import BOTS
+from .connection import ConnectionSettings, from_args, open_connection, safe_servers
+from .connection import add_arguments as add_connection_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian")
     p.add_argument("--players", type=int, choices=[3, 4], default=3, help="players per table")
     p.add_argument("--turn-seconds", type=float, default=30.0)
-    p.add_argument("--nats", default=None, help="use these services on this server (default: start a local stack)")
+    add_connection_arguments(p, "use the services on this server (or comma-separated list; default: $SKAT_NATS_URL, "
+                                "else start a local stack)")
     p.add_argument("--out", default="runs", help="directory for the results")
     p.add_argument("--config", default=None, metavar="FILE",
                    help="a TOML or JSON file with any of these options (keys as the flags, e.g. "
@@ -92,23 +95,21 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
                             groups=args.groups, duplicate=args.duplicate, seed=seed)
 
 
-async def _run(args: argparse.Namespace, intro: bool) -> int:
-    import nats
-
+async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None) -> int:
     from .main import LocalStack
     from .tournament import format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
-    url = args.nats or os.environ.get("SKAT_NATS_URL")
     stack = None
-    if url is None:
+    if settings is None:
         # `skat run` plays in a throwaway store; a named tournament keeps its store for --resume.
         stack = LocalStack(store_dir=None if intro else os.path.join(args.out, "store"))
-        url = await stack.__aenter__()
+        settings = ConnectionSettings((await stack.__aenter__(),))
         if intro:
-            print(f"Started a local nats-server ({url}) and the five services (dealer, bidding, play, scoring, views).")
+            print(f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five services "
+                  "(dealer, bidding, play, scoring, views).")
     try:
-        nc = await nats.connect(url)
+        nc = await open_connection(settings, name="skat-tournament")
         try:
             if config is not None and intro:
                 tables = config.groups * (config.rules.players if config.duplicate else 1)
@@ -139,10 +140,13 @@ async def _run(args: argparse.Namespace, intro: bool) -> int:
 
 
 def tournament_main(args: argparse.Namespace, intro: bool = False) -> int:
+    """Run (or resume) a tournament. Connection settings are checked first, so a missing
+    credentials file is one line on stderr (``SettingsError``), not a failure mid-way."""
+    settings = from_args(args, default=None)
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     try:
         import uvloop
 
-        return uvloop.run(_run(args, intro))  # type: ignore[no-any-return]
+        return uvloop.run(_run(args, intro, settings))  # type: ignore[no-any-return]
     except ImportError:
-        return asyncio.run(_run(args, intro))
+        return asyncio.run(_run(args, intro, settings))

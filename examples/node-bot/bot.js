@@ -1,21 +1,29 @@
 // A skatbus player in Node.js: JSON over NATS, nothing else.
 //
 //   node bot.js --player ann --nats nats://127.0.0.1:4222
+//   node bot.js --player ann --nats tls://skat.example.org:4222 --creds ann.nk --tls-ca ca.pem
 //
 // It listens on skat.view.<player>.* for Updates (the table must have been opened with
 // formats {<player>: "json"}), answers every prompt (your_turn) with a legal command on
 // skat.cmd.<player>.<table>, and says hello on skat.hello.<player> whenever it (re)connects so
 // the views service sends it again the prompts it missed. See README.md.
 
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connect, Events, ErrorCode, JSONCodec, Empty } from "nats";
+import {
+  connect, Events, ErrorCode, JSONCodec, Empty, nkeyAuthenticator, credsAuthenticator, usernamePasswordAuthenticator,
+} from "nats";
 import { choose } from "./strategy.js";
 
-const USAGE = `usage: node bot.js --player ID [--nats URL] [--timeout MS] [--verbose]
+const USAGE = `usage: node bot.js --player ID [--nats URL[,URL...]] [--creds FILE] [--tls-ca FILE] [--timeout MS] [--verbose]
 
   --player ID    the player id the table was opened with (1-64 of A-Z a-z 0-9 _ -)
-  --nats URL     NATS server (default: $SKAT_NATS_URL or nats://127.0.0.1:4222)
+  --nats URL     NATS server(s), comma-separated; tls://HOST:PORT requires TLS
+                 (default: $SKAT_NATS_URL or nats://127.0.0.1:4222)
+  --creds FILE   your key: the NKey seed file skat auth wrote (<player>.nk), a .creds file,
+                 or JSON {"user": ..., "password": ...} (default: $SKAT_NATS_CREDS)
+  --tls-ca FILE  the CA certificate the server's must chain to; requires TLS (default: $SKAT_NATS_CA)
   --timeout MS   time-out of one command request (default 5000)
   --verbose      log every update and command, not just the important lines`;
 
@@ -32,6 +40,8 @@ function parse(argv) {
     options: {
       player: { type: "string" },
       nats: { type: "string", default: process.env.SKAT_NATS_URL || "nats://127.0.0.1:4222" },
+      creds: { type: "string", default: process.env.SKAT_NATS_CREDS || "" },
+      "tls-ca": { type: "string", default: process.env.SKAT_NATS_CA || "" },
       timeout: { type: "string", default: "5000" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -50,18 +60,79 @@ function parse(argv) {
     console.error(`--timeout must be a number of milliseconds > 0\n\n${USAGE}`);
     process.exit(2);
   }
-  return { player: values.player, url: values.nats, timeout, verbose: values.verbose };
+  let connection;
+  try {
+    connection = connectionOptions(values.nats, values.creds, values["tls-ca"]);
+  } catch (err) {
+    console.error(`bot.js: ${err.message}`); // one line, no stack: a mistake in the input
+    process.exit(2);
+  }
+  return { player: values.player, connection, timeout, verbose: values.verbose };
 }
 
-/** The client options for a URL, taking a user and password from it (nats://user:pw@host:port). */
-function serverOptions(url) {
-  const u = new URL(url.includes("://") ? url : `nats://${url}`);
-  const opts = { servers: `${u.protocol}//${u.host}` };
-  if (u.username) {
-    opts.user = decodeURIComponent(u.username);
-    opts.pass = decodeURIComponent(u.password);
+/**
+ * The client options for a server list (comma-separated URLs), a credentials file and a CA file.
+ * tls:// or a CA file means TLS is required (the client refuses a server that does not offer it).
+ * A user and password in a URL (nats://user:pw@host:port) still work, but they are visible to
+ * every local user in `ps`: use a credentials file.
+ */
+function connectionOptions(urls, credsFile, caFile) {
+  const servers = [];
+  let wantTLS = Boolean(caFile);
+  const opts = {};
+  for (const url of urls.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let u;
+    try {
+      u = new URL(url.includes("://") ? url : `nats://${url}`);
+    } catch {
+      throw new Error("--nats: not a server URL (want nats://HOST:PORT or tls://HOST:PORT)");
+    }
+    if (u.protocol !== "nats:" && u.protocol !== "tls:") throw new Error(`--nats: unknown scheme ${u.protocol}`);
+    if (u.protocol === "tls:") wantTLS = true;
+    servers.push(u.port ? u.host : `${u.host}:4222`); // host:port: the scheme is ours to act on
+    if (u.username) {
+      opts.user = decodeURIComponent(u.username);
+      opts.pass = decodeURIComponent(u.password);
+    }
   }
+  if (servers.length === 0) throw new Error("--nats: no server given");
+  opts.servers = servers;
+  if (wantTLS) opts.tls = caFile ? { caFile: readable(caFile, "--tls-ca") } : {};
+  if (credsFile) opts.authenticator = authenticator(credsFile);
   return opts;
+}
+
+function readable(file, flag) {
+  try {
+    readFileSync(file);
+  } catch (err) {
+    throw new Error(`cannot read ${flag} ${file}: ${err.code ?? err.message}`);
+  }
+  return file;
+}
+
+/** The authenticator for a credentials file: NKey seed, .creds (JWT + seed), or JSON user/password. */
+function authenticator(file) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new Error(`cannot read --creds ${file}: ${err.code ?? err.message}`);
+  }
+  if (text.includes("BEGIN NATS USER JWT")) return credsAuthenticator(new TextEncoder().encode(text));
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    let doc;
+    try {
+      doc = JSON.parse(trimmed);
+    } catch {
+      throw new Error(`--creds ${file}: not valid JSON`);
+    }
+    return usernamePasswordAuthenticator(doc.user, doc.password);
+  }
+  if (!/^SU[A-Z2-7]+$/.test(trimmed)) throw new Error(`--creds ${file}: not an NKey user seed (SU...)`);
+  // Read again at every (re)connect: a replaced key file takes effect without a restart.
+  return nkeyAuthenticator(() => new TextEncoder().encode(readFileSync(file, "utf8").trim()));
 }
 
 /** One JSON object per line on stdout: {"t": ISO time, "level", "event", ...fields}. */
@@ -243,7 +314,7 @@ async function main() {
   process.on("SIGTERM", onSignal);
 
   const nc = await connect({
-    ...serverOptions(opts.url),
+    ...opts.connection,
     // Reply subjects under our own id: a server configured by `skat auth` lets a player
     // subscribe only to _INBOX.<player>.> (and its views), so requests need this prefix.
     inboxPrefix: `_INBOX.${opts.player}`,
@@ -252,7 +323,7 @@ async function main() {
     maxReconnectAttempts: -1, // reconnect forever
     reconnectTimeWait: 500,
   });
-  log.info("connected", { server: nc.getServer() }); // never logs the password
+  log.info("connected", { server: nc.getServer(), tls: Boolean(opts.connection.tls) }); // host:port, never a key
   bot = new Bot(nc, opts.player, { timeout: opts.timeout, log });
 
   bot.start();
@@ -276,6 +347,8 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // One JSON line, like everything else the bot says: e.g. AUTHORIZATION_VIOLATION for a key the
+  // server does not know (the server never learns the seed either way: it checks a signature).
+  console.log(JSON.stringify({ t: new Date().toISOString(), level: "error", event: "failed", error: err.code ?? String(err) }));
   process.exit(1);
 });

@@ -1,4 +1,5 @@
-"""With the configuration from ``skat auth``, the broker itself keeps players to their own subjects."""
+"""With the configuration from ``skat auth`` (an NKey user per player), the broker itself keeps
+players to their own subjects."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import nats
 import pytest
 from nats.aio.client import Client
 
@@ -15,9 +15,10 @@ from protocol.rules import Rules
 from protocol.subjects import command_subject
 from protocol.table import fold
 from protocol.wire import OpenTable, encode
-from services.auth import SERVICE_USER, Credentials, write_auth
+from services.auth import SERVICE_USER, AuthDir, write_auth
 from services.bots import HashedBot
-from services.natsserver import EmbeddedServer
+from services.connection import open_connection
+from services.natsserver import EmbeddedServer, free_port
 from services.player import RemotePlayer
 
 from .conftest import Stack, open_table, wait_closed, wait_ready
@@ -25,26 +26,38 @@ from .conftest import Stack, open_table, wait_closed, wait_ready
 PLAYERS = ["ann", "bob", "cyd"]
 
 
+Secured = tuple[EmbeddedServer, AuthDir, Stack]
+
+
+def start_server(auth: AuthDir) -> EmbeddedServer:
+    """The server of a ``skat auth`` directory, as ``skat up --auth`` runs it."""
+    return EmbeddedServer(config=auth.config, host=auth.host, port=auth.port, tls=auth.tls).start()
+
+
 @pytest.fixture
-async def secured(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedServer, dict[str, Credentials], Stack]]:
-    creds = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"))
-    assert (tmp_path / "auth" / "nats-server.conf").stat().st_mode & 0o777 == 0o600
-    server = EmbeddedServer(config=str(tmp_path / "auth" / "nats-server.conf")).start()
-    stack = Stack(creds[SERVICE_USER].url(port=server.port))
+async def secured(tmp_path: Path) -> AsyncIterator[Secured]:
+    auth = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()))
+    for name in ("nats-server.conf", "skat-services.nk", *(f"{p}.nk" for p in PLAYERS)):
+        assert (tmp_path / "auth" / name).stat().st_mode & 0o777 == 0o600, name
+    config = (tmp_path / "auth" / "nats-server.conf").read_text()
+    for user in [SERVICE_USER, *PLAYERS]:
+        assert Path(auth.seed_file(user)).read_text().strip() not in config  # public keys only
+    server = start_server(auth)
+    stack = Stack(auth.settings(SERVICE_USER, server.url))
     stack.start_all()
     try:
-        await wait_ready(stack.url)
-        yield server, creds, stack
+        await wait_ready(stack.settings)
+        yield server, auth, stack
     finally:
         stack.stop()
         server.stop()
 
 
-async def _connect_as(server: EmbeddedServer, cred: Credentials, errors: list[str]) -> Client:
+async def _connect_as(server: EmbeddedServer, auth: AuthDir, player: str, errors: list[str]) -> Client:
     async def error_cb(exc: Exception) -> None:
         errors.append(str(exc))
 
-    return await nats.connect(cred.url(port=server.port), inbox_prefix=f"_INBOX.{cred.user}", error_cb=error_cb)
+    return await open_connection(auth.settings(player, server.url), inbox_prefix=f"_INBOX.{player}", error_cb=error_cb)
 
 
 async def _violation(errors: list[str], what: str) -> bool:
@@ -55,12 +68,12 @@ async def _violation(errors: list[str], what: str) -> bool:
     return False
 
 
-async def test_a_player_cannot_see_or_act_for_others(secured: tuple[EmbeddedServer, dict[str, Credentials], Stack]) -> None:
-    server, creds, stack = secured
-    admin = await nats.connect(stack.url)
+async def test_a_player_cannot_see_or_act_for_others(secured: Secured) -> None:
+    server, auth, stack = secured
+    admin = await open_connection(stack.settings)
     assert (await open_table(admin, OpenTable(table="sec", players=PLAYERS, seed="sec"))).ok
     errors: list[str] = []
-    ann = await _connect_as(server, creds["ann"], errors)
+    ann = await _connect_as(server, auth, "ann", errors)
     seen: list[str] = []
 
     async def spy(msg: object) -> None:
@@ -79,18 +92,18 @@ async def test_a_player_cannot_see_or_act_for_others(secured: tuple[EmbeddedServ
     await admin.close()
 
 
-async def test_players_with_their_own_users_play_a_table(secured: tuple[EmbeddedServer, dict[str, Credentials], Stack]) -> None:
-    server, creds, stack = secured
+async def test_players_with_their_own_users_play_a_table(secured: Secured) -> None:
+    server, auth, stack = secured
     clients = []
     players = []
     errors: list[str] = []
     for name in PLAYERS:
-        nc = await _connect_as(server, creds[name], errors)
+        nc = await _connect_as(server, auth, name, errors)
         clients.append(nc)
         player = RemotePlayer(nc, name, HashedBot("sec"))
         await player.start()
         players.append(player)
-    admin = await nats.connect(stack.url)
+    admin = await open_connection(stack.settings)
     assert (await open_table(admin, OpenTable(table="own", players=PLAYERS, rules=Rules(rounds=1), seed="own"))).ok
     log = await wait_closed(admin, "own")
     fold(log)
@@ -102,20 +115,18 @@ async def test_players_with_their_own_users_play_a_table(secured: tuple[Embedded
     await admin.close()
 
 
-async def test_a_player_cannot_make_the_services_reply_into_the_log(
-    secured: tuple[EmbeddedServer, dict[str, Credentials], Stack],
-) -> None:
+async def test_a_player_cannot_make_the_services_reply_into_the_log(secured: Secured) -> None:
     """The broker checks the subject a player publishes to, not the reply subject it names:
     the services must only ever answer into reply inboxes."""
     from services.store import EventStore
 
-    server, creds, stack = secured
-    admin = await nats.connect(stack.url)
+    server, auth, stack = secured
+    admin = await open_connection(stack.settings)
     assert (await open_table(admin, OpenTable(table="inj", players=PLAYERS, rules=Rules(rounds=1), seed="inj"))).ok
     store = EventStore(admin)
     await asyncio.sleep(0.3)
     before = len(await store.read("inj"))
-    ann = await _connect_as(server, creds["ann"], [])
+    ann = await _connect_as(server, auth, "ann", [])
     for subject in ("skat.cmd.ann.inj", "skat.hello.ann"):
         await ann.publish(subject, encode(Pass()), reply="skat.log.inj.card_played")
     await ann.flush()

@@ -140,10 +140,10 @@ async def _wait_line(out: Path, proc: subprocess.Popen[bytes], event: str, timeo
         await asyncio.sleep(0.05)
 
 
-def _start_bot(node: str, url: str, out: Path) -> subprocess.Popen[bytes]:
+def _start_bot(node: str, url: str, out: Path, *extra: str) -> subprocess.Popen[bytes]:
     with out.open("wb") as sink:
         return subprocess.Popen(
-            [node, "bot.js", "--player", NODE_PLAYER, "--nats", url], cwd=BOT_DIR, stdout=sink, stderr=subprocess.STDOUT
+            [node, "bot.js", "--player", NODE_PLAYER, "--nats", url, *extra], cwd=BOT_DIR, stdout=sink, stderr=subprocess.STDOUT
         )
 
 
@@ -199,8 +199,10 @@ def _check_bot_log(out: Path, code: int, moves: int) -> list[dict]:
     return lines
 
 
-async def _python_players(nc: Client) -> list[RemotePlayer]:
-    players = [RemotePlayer(nc, p, HashedBot("node")) for p in PLAYERS if p != NODE_PLAYER]
+async def _python_players(nc: Client | dict[str, Client]) -> list[RemotePlayer]:
+    """The other two seats, on one connection or (with per-player keys) each on its own."""
+    conns = nc if isinstance(nc, dict) else {p: nc for p in PLAYERS}
+    players = [RemotePlayer(conns[p], p, HashedBot("node")) for p in PLAYERS if p != NODE_PLAYER]
     for p in players:
         await p.start()
     return players
@@ -310,3 +312,68 @@ async def test_node_bot_says_hello_again_after_a_reconnect(
     assert [h["reason"] for h in hellos] == ["connect", "reconnect"], out.read_text()
     assert hellos[0]["reply"] == {"prompts": 0} and hellos[1]["reply"] == {"prompts": 1}, out.read_text()
     assert "reconnected" in [line.get("event") for line in lines]
+
+
+@pytest.mark.timeout(120)
+async def test_node_bot_plays_over_tls_with_its_own_key(node: str, tmp_path: Path) -> None:
+    """`skat auth --tls`: the node bot connects with its NKey seed file and the CA file
+    (tls://, --creds, --tls-ca), never a password, and plays its seat; a bot given a key the
+    server does not know gets nowhere."""
+    from services.auth import SERVICE_USER, write_auth
+    from services.connection import open_connection
+
+    auth = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), tls=True)
+    server = EmbeddedServer(config=auth.config, host=auth.host, port=auth.port, tls=True).start()
+    stack = Stack(auth.settings(SERVICE_USER, server.url))
+    stack.start_all()
+    conns: dict[str, Client] = {}
+    try:
+        admin = await open_connection(auth.settings(SERVICE_USER, server.url))
+        conns = {p: await open_connection(auth.settings(p, server.url), inbox_prefix=f"_INBOX.{p}") for p in PLAYERS if p != NODE_PLAYER}
+        players = await _python_players(conns)
+        table, rules = "node-tls", Rules(rounds=1, turn_seconds=10)
+        out = tmp_path / "node-bot.log"
+        proc = _start_bot(node, server.url, out, "--creds", auth.seed_file(NODE_PLAYER), "--tls-ca", str(auth.ca_file))
+        try:
+            await _wait_line(out, proc, "hello", reason="connect", timeout=30)
+            opened = OpenTable(table=table, players=PLAYERS, rules=rules, seed=table, formats={NODE_PLAYER: "json"})
+            reply = await open_table(admin, opened)
+            assert reply.ok, reply
+            log = await _closed_while_running(admin, table, proc, out, timeout=60.0)
+        finally:
+            code = await _stop_bot(proc, signal.SIGTERM)
+        for p in players:
+            await p.stop()
+        moves = _check_table(log, rules, players, out)
+        lines = _check_bot_log(out, code, moves)
+        assert next(line for line in lines if line.get("event") == "connected")["tls"] is True
+        assert Path(auth.seed_file(NODE_PLAYER)).read_text().strip() not in out.read_text()
+
+        # A fresh key the configuration does not list: refused, never connected.
+        from services.auth import new_seed
+
+        stranger = tmp_path / "stranger.nk"
+        stranger.write_bytes(new_seed() + b"\n")
+        bad = _start_bot(node, server.url, tmp_path / "stranger.log", "--creds", str(stranger), "--tls-ca", str(auth.ca_file))
+        try:
+            assert await asyncio.to_thread(bad.wait, 20) == 1
+        finally:
+            if bad.poll() is None:
+                await _stop_bot(bad, signal.SIGTERM)
+        stranger_lines = _bot_lines(tmp_path / "stranger.log")
+        assert [line.get("event") for line in stranger_lines] == ["failed"], stranger_lines
+        assert stranger_lines[0]["error"] == "AUTHORIZATION_VIOLATION"
+        await admin.close()
+    finally:
+        for nc in conns.values():
+            await nc.close()
+        stack.stop()
+        server.stop()
+
+
+def test_node_bot_input_mistakes_are_one_line(node: str, tmp_path: Path) -> None:
+    """A missing key file or CA file: one line on stderr, exit 2, no stack trace."""
+    for extra in (["--creds", str(tmp_path / "missing.nk")], ["--tls-ca", str(tmp_path / "missing.pem")]):
+        done = subprocess.run([node, "bot.js", "--player", "ann", *extra], cwd=BOT_DIR, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2, done
+        assert len(done.stderr.strip().splitlines()) == 1 and "missing" in done.stderr, done.stderr

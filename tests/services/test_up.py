@@ -40,7 +40,7 @@ from .test_table_over_bus import PLAYERS, pure_log
 
 pytestmark = pytest.mark.timeout(90)
 
-UP_LINE = re.compile(r"^skatbus is up on (nats://127\.0\.0\.1:(\d+)) \(Ctrl-C stops it\)$")
+UP_LINE = re.compile(r"^skatbus is up on ((?:nats|tls)://127\.0\.0\.1:(\d+)) \(Ctrl-C stops it\)$")
 RULES = Rules(rounds=1, turn_seconds=30)
 STOP_WITHIN = 5.0
 """Seconds from SIGINT to ``skat up`` having exited, its children stopped cleanly."""
@@ -103,6 +103,7 @@ class Up:
         self.proc = proc
         self.log_path = log
         self.url = ""
+        self.argv: list[str] = []
         self.children: list[Child] = []
 
     async def ready(self, timeout: float = 20.0) -> str:
@@ -112,6 +113,7 @@ class Up:
         assert match, f"unexpected first line from skat up: {line!r}; its log:\n{self.log_path.read_text()}"
         self.url = match.group(1)
         # The line is printed after every child was spawned.
+        self.argv = cmdline(self.proc.pid)
         self.children = [Child(pid) for pid in children(self.proc.pid)]
         return self.url
 
@@ -298,15 +300,36 @@ async def test_up_with_store_keeps_the_log_across_restarts(start_up: Any, tmp_pa
     await assert_stops_cleanly(second)
 
 
-async def test_up_with_auth_holds_players_to_their_subjects(start_up: Any, tmp_path: Path) -> None:
-    """`skat auth` then `skat up --auth DIR`: players play with their own users, and may not
-    read the log."""
-    from services.auth import SERVICE_USER, write_auth
-    creds = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"))
-    up: Up = await start_up("--auth", str(tmp_path / "auth"))
-    url = await up.ready()
-    server_port = int(url.rpartition(":")[2])
-    admin = await nats.connect(creds[SERVICE_USER].url(port=server_port))
+def _secrets(auth_dir: Path) -> list[str]:
+    """Everything secret in a ``skat auth`` directory: each user's seed, and the private
+    parts of the TLS keys (their base64 body lines)."""
+    found = [f.read_text().strip() for f in auth_dir.glob("*.nk")]
+    for key in auth_dir.glob("*key.pem"):
+        found += [line for line in key.read_text().splitlines() if line and not line.startswith("-----")]
+    assert found
+    return found
+
+
+def _assert_no_secret_shown(up: Up, secrets: list[str]) -> None:
+    """No secret on the command line of ``skat up`` or any child (what ``ps`` shows every
+    local user), and none in anything they logged or printed."""
+    argvs = [up.argv] + [child.argv for child in up.children]
+    assert len(argvs) == 7 and all(argvs), argvs
+    text = up.log_path.read_text()
+    for secret in secrets:
+        for argv in argvs:
+            assert not any(secret in arg for arg in argv), f"a secret on the command line: {argv}"
+        assert secret not in text, "a secret in the log"
+    assert "password" not in " ".join(" ".join(a) for a in argvs)
+
+
+async def _play_with_own_keys(url: str, auth_dir: Path) -> None:
+    """Players with their own keys play a table; a player may not read the log."""
+    from services.auth import SERVICE_USER, load_auth
+    from services.connection import open_connection
+
+    auth = load_auth(auth_dir)
+    admin = await open_connection(auth.settings(SERVICE_USER, url))
     clients = []
     players = []
     errors: list[str] = []
@@ -315,14 +338,15 @@ async def test_up_with_auth_holds_players_to_their_subjects(start_up: Any, tmp_p
         errors.append(str(exc))
 
     for name in PLAYERS:
-        nc = await nats.connect(creds[name].url(port=server_port), inbox_prefix=f"_INBOX.{name}", error_cb=on_error)
+        nc = await open_connection(auth.settings(name, url), inbox_prefix=f"_INBOX.{name}", error_cb=on_error)
         clients.append(nc)
         player = RemotePlayer(nc, name, HashedBot("up"))
         await player.start()
         players.append(player)
     try:
-        assert (await open_table(admin, OpenTable(table="upauth", players=PLAYERS, rules=RULES, seed="upauth"))).ok
-        fold(await wait_closed(admin, "upauth", timeout=30))
+        table = f"upauth-{url[:3]}"
+        assert (await open_table(admin, OpenTable(table=table, players=PLAYERS, rules=RULES, seed=table))).ok
+        fold(await wait_closed(admin, table, timeout=30))
         await clients[0].subscribe("skat.log.>")
         await clients[0].flush()
         await asyncio.sleep(0.3)
@@ -332,4 +356,40 @@ async def test_up_with_auth_holds_players_to_their_subjects(start_up: Any, tmp_p
             await p.stop()
             await nc.close()
         await admin.close()
+
+
+async def test_up_with_auth_holds_players_to_their_subjects(start_up: Any, tmp_path: Path) -> None:
+    """`skat auth` then `skat up --auth DIR`: players play with their own keys, and may not
+    read the log; no key is on any command line or in the log."""
+    from services.auth import write_auth
+    from services.natsserver import free_port
+
+    write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()))
+    up: Up = await start_up("--auth", str(tmp_path / "auth"))
+    url = await up.ready()
+    assert url.startswith("nats://")
+    await _play_with_own_keys(url, tmp_path / "auth")
     await assert_stops_cleanly(up)
+    _assert_no_secret_shown(up, _secrets(tmp_path / "auth"))
+    assert any(Path(tmp_path / "js").iterdir()), "the configured store is kept"
+
+
+async def test_up_with_a_tls_auth_config(start_up: Any, tmp_path: Path) -> None:
+    """`skat auth --tls`, then `skat up --auth DIR`: the services connect over TLS with the CA
+    and the services' seed file, both named in their environment; players too."""
+    from services.auth import write_auth
+    from services.natsserver import free_port
+
+    write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), tls=True)
+    up: Up = await start_up("--auth", str(tmp_path / "auth"))
+    url = await up.ready()
+    assert url.startswith("tls://")
+    for child in up.children:
+        if "service" in child.argv:
+            environ = Path(f"/proc/{child.pid}/environ").read_bytes().decode(errors="replace").split("\0")
+            assert f"SKAT_NATS_CREDS={tmp_path / 'auth' / 'skat-services.nk'}" in environ
+            assert f"SKAT_NATS_CA={tmp_path / 'auth' / 'ca.pem'}" in environ
+            assert oct(os.stat(tmp_path / "auth" / "skat-services.nk").st_mode & 0o777) == "0o600"
+    await _play_with_own_keys(url, tmp_path / "auth")
+    await assert_stops_cleanly(up)
+    _assert_no_secret_shown(up, _secrets(tmp_path / "auth"))
