@@ -10,11 +10,11 @@ import sys
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
 _COMMAND_MODULES: tuple[str, ...] = ("services.records", "services.replay")
+_PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
+"""Commands whose output a person pipes into ``head`` and the like."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `skat replay ... | head` ends quietly
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
     from .connection import add_arguments as add_connection_arguments
@@ -70,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
             continue  # not part of this installation
         module.register(sub)
     args = parser.parse_args(argv)
+    if args.command in _PIPED_COMMANDS and hasattr(signal, "SIGPIPE"):
+        # `skat replay ... | head` ends quietly. Only here: a long-running process with the
+        # default SIGPIPE dies without a word when a socket's peer goes away (a broker restart).
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return _dispatch(args, parser, run, tour)
     except ValueError as exc:

@@ -83,6 +83,12 @@ class PullConsumer:
             await self._pull()
         await self.handler(msg)
 
+    async def kick(self) -> None:
+        """Ask again now (after a reconnect the server has forgotten our requests)."""
+        self.outstanding = 0
+        with contextlib.suppress(Exception):
+            await self._pull()
+
     async def _watch(self) -> None:
         """Re-request when nothing (not even a heartbeat) came for too long."""
         while True:

@@ -53,7 +53,7 @@ from . import logs
 from .consumer import PullConsumer
 from .doors import Doors
 from .ratelimit import PlayerLimits
-from .store import Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
+from .store import Backoff, Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
 
 ACK_WAIT = 5.0
 EVICT_AFTER = 60.0
@@ -127,6 +127,7 @@ class Service:
         self._absent: dict[str, float] = {}
         self._warned: dict[str, float] = {}
         self.doors: Doors | None = None
+        self.ready = asyncio.Event()
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -141,13 +142,17 @@ class Service:
             await self._ensure_consumer()
         await self.on_start()
         self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
-        if self.owns_events or not self.acknowledges:
+        if self.owns_events or not self.acknowledges or self.listens_to_players():
             self._spawn(self._recover())
+        else:
+            self.ready.set()
+        self._spawn(self._watch_connection())
         self.log.info("service_started")
 
     async def _on_health(self, msg: Msg) -> None:
-        """Answer ``skat.health.<service>`` once the service is subscribed and consuming."""
-        if is_inbox(msg.reply):
+        """Answer ``skat.health.<service>`` once the service is ready: subscribed, consuming,
+        and done with its recovery scan (so that ``skat up`` and deployments wait for it)."""
+        if self.ready.is_set() and is_inbox(msg.reply):
             await self.nc.publish(msg.reply, encode({"service": self.name, "tables": len(self.tables)}, "json"))
 
     async def on_start(self) -> None:
@@ -344,15 +349,45 @@ class Service:
                         event = self.store.codec.decode(msg.data)
                         self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
-                        await self.catch_up(table)
+                        await self._catch_up_to(table, index)
                 await self.settle(table)
                 await self.after_change(table)
             if self.acknowledges:
                 for msg in msgs:
                     await msg.ack()
         except (Conflict, StoreFull, LookupError, TimeoutError) as exc:
-            # Not acknowledged: the consumer redelivers after ACK_WAIT and we try again.
+            # Not acknowledged: the consumer redelivers after ACK_WAIT and we try again. A
+            # service that does not acknowledge tries again by itself.
             self.log.warning("trigger_failed", table=table_id, error=repr(exc))
+            if not self.acknowledges:
+                loop = asyncio.get_running_loop()
+                loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id)))
+
+    async def _catch_up_to(self, table: Table, index: int, patience: float = 3.0) -> None:
+        """Read the log until it holds event ``index`` (the trigger in hand). A replica that
+        answers a read may be behind the one that delivered the trigger: deciding on what it
+        says would miss the very event that asked us to act, and acknowledging the trigger
+        would lose it for good. So read again until it is there; if it never comes, raise (the
+        trigger is not acknowledged and comes back)."""
+        backoff = Backoff(patience)
+        while True:
+            await self.catch_up(table)
+            if table.state.events > index or table.broken:
+                return
+            if not await backoff.wait():
+                raise LookupError(f"{table.id}: the log read back ends before event {index}")
+            self.store.retried += 1
+
+    async def _refresh(self, table_id: str) -> None:
+        """Catch a table up from the store and act on it (after a failed trigger or a reconnect)."""
+        table = self._table(table_id)
+        async with table.lock:
+            try:
+                await self.catch_up(table)
+                await self.settle(table)
+                await self.after_change(table)
+            except Exception as exc:  # one bad table must not stop the others
+                self.log.warning("refresh_failed", table=table_id, error=repr(exc))
 
     async def after_change(self, table: Table) -> None:
         """Hook: after the service caught up with a table (and appended what it owes)."""
@@ -554,22 +589,47 @@ class Service:
         return self.name in OWNER.values()
 
     async def _recover(self) -> None:
-        """After a (re)start: append what open tables owe us and arm their deadlines, without
-        waiting for the consumer to redeliver what a dead instance left unacknowledged."""
-        try:
-            open_tables = await self.store.open_tables()
-        except Exception as exc:
-            self.log.warning("recovery_failed", error=repr(exc))
-            return
-        for table_id in open_tables:
-            table = self._table(table_id)
-            async with table.lock:
-                try:
-                    await self.catch_up(table)
-                    await self.settle(table)
-                    await self.after_change(table)
-                except Exception as exc:  # one bad table must not stop the others' recovery
-                    self.log.warning("recovery_failed", table=table_id, error=repr(exc))
+        """After a (re)start or a reconnect: catch up every open table, append what it owes
+        us and arm its deadline, without waiting for the consumer to redeliver what a dead
+        instance (or a lost connection) left unacknowledged. Until the first recovery is done
+        the service does not answer its health check: it is not ready."""
+        started = time.monotonic()
+        while True:
+            try:
+                open_tables = await self.store.open_tables()
+                break
+            except Exception as exc:  # the store is away: keep trying, and stay not ready
+                self.log.warning("recovery_failed", error=repr(exc))
+                await asyncio.sleep(1.0)
+        gate = asyncio.Semaphore(32)  # thousands of open tables must not mean thousands of reads at once
+
+        async def refresh(table_id: str) -> None:
+            async with gate:
+                await self._refresh(table_id)
+
+        await asyncio.gather(*(refresh(table_id) for table_id in open_tables))
+        if not self.ready.is_set():
+            self.ready.set()
+            self.log.info("service_ready", tables=len(open_tables), seconds=round(time.monotonic() - started, 3))
+
+    async def _watch_connection(self) -> None:
+        """After every reconnect: recover (events delivered while the connection was down may
+        be lost to us) and let subclasses re-send what players may have missed. Polls the
+        connection's counter, so it works whoever opened the connection."""
+        seen = self.nc.stats.get("reconnects", 0)
+        while True:
+            await asyncio.sleep(0.25)
+            now = self.nc.stats.get("reconnects", 0)
+            if now != seen and self.nc.is_connected:
+                seen = now
+                self.log.info("reconnected_recovering", reconnects=now)
+                if self._consumer is not None:
+                    await self._consumer.kick()
+                await self._recover()
+                await self.on_reconnected()
+
+    async def on_reconnected(self) -> None:
+        """Hook: after a reconnect and the recovery that follows it."""
 
 
 def _definitive(state: TableState, command: Command) -> bool:

@@ -11,6 +11,12 @@ publish may still land after a reconnect). ``append`` therefore retries, and on 
 sequence" answer re-reads the table's tail: if the event at our index is byte-for-byte ours,
 our earlier attempt landed and the append succeeded.
 
+The broker is a distributed system: while a stream elects a leader, while a server restarts,
+while a connection reconnects, requests fail with "no responders", 503 or time-outs. Appends
+and reads wait these out with backoff for up to ``patience`` seconds (longer than an
+election), keeping idempotence: the same message id and the same expected sequence on every
+attempt.
+
 Every table id is checked before it becomes part of a subject (``protocol.subjects``): a
 ``*`` or ``>`` would read, or write beside, every table's log.
 
@@ -24,6 +30,7 @@ import asyncio
 import contextlib
 import json
 import os
+import time
 from datetime import datetime
 from typing import Final, NamedTuple
 
@@ -35,7 +42,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError
 
-from . import natsfast
+from . import logs, natsfast
 from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
 from protocol.subjects import LOG_ALL, STREAM, event_name, log_kind, log_subject, parse_log_subject, table_log
 
@@ -51,6 +58,41 @@ class Conflict(Exception):
 
 class StoreFull(Exception):
     """The stream reached its size bound and refuses new events (discard=new)."""
+
+
+class Unavailable(TimeoutError):
+    """The store did not answer within ``patience`` (no leader, no server, no connection)."""
+
+
+TRANSIENT: Final = (
+    nats.errors.TimeoutError,
+    asyncio.TimeoutError,
+    nats.errors.NoRespondersError,
+    nats.js.errors.NoStreamResponseError,
+    nats.js.errors.ServiceUnavailableError,
+    nats.errors.ConnectionReconnectingError,
+    nats.errors.OutboundBufferLimitError,
+    nats.errors.StaleConnectionError,
+)
+"""What a leader election, a restarting server or a reconnecting client looks like."""
+
+
+class Backoff:
+    """Pauses of 50 ms doubling to 1 s, until ``patience`` seconds have passed."""
+
+    def __init__(self, patience: float) -> None:
+        self.end = time.monotonic() + patience
+        self.pause = 0.05
+        self.attempts = 0
+
+    async def wait(self) -> bool:
+        """Sleep before the next attempt; False if the patience is used up."""
+        if time.monotonic() + self.pause > self.end:
+            return False
+        await asyncio.sleep(self.pause)
+        self.pause = min(1.0, self.pause * 2)
+        self.attempts += 1
+        return True
 
 
 class Stored(NamedTuple):
@@ -108,24 +150,22 @@ def index_of(msg_id_value: str) -> int:
 class EventStore:
     """Append to and read from table logs in the ``SKAT`` stream."""
 
-    def __init__(self, nc: Client, codec: Codec = MSGPACK, timeout: float = 5.0, retries: int = 4) -> None:
+    def __init__(self, nc: Client, codec: Codec = MSGPACK, timeout: float = 2.0, patience: float = 30.0) -> None:
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream(timeout=timeout)
         self.codec = codec
         self.timeout = timeout
-        self.retries = retries
+        """Seconds to wait for one answer (an election answers nothing for several)."""
+        self.patience = patience
+        """Seconds to keep retrying what fails for a transient reason."""
+        self.retried = 0
+        """Attempts repeated after a transient error, since start (for the logs and tests)."""
         self._names = {t: event_name(tag) for t, tag in TAGS.items()}
 
     async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        """Create the stream if it is missing (idempotent; an existing stream is kept as it is)."""
-        try:
-            await self.js.stream_info(STREAM)
-        except nats.js.errors.NotFoundError:
-            try:
-                await self.js.add_stream(stream_config(max_bytes))
-            except APIError as exc:  # another process created it in between
-                if exc.err_code != 10058:
-                    raise
+        """Create the stream if it is missing (idempotent; an existing stream is kept as it is:
+        changing the replicas of a live log is an operator's decision, see docs/operations.md)."""
+        await ensure_stream(self.js, stream_config(max_bytes), self.patience)
 
     def subject(self, table: str, event: Event) -> str:
         return log_subject(table, self._names[type(event)])
@@ -141,8 +181,8 @@ class EventStore:
             "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
             "Nats-Expected-Last-Subject-Sequence-Subject": table_log(table),
         }
-        last_error: Exception | None = None
-        for attempt in range(self.retries):
+        backoff = Backoff(self.patience)
+        while True:
             try:
                 ack = await self.js.publish(subject, data, headers=dict(headers), timeout=self.timeout)
                 if ack.duplicate and not await self._same_at(ack.seq, data):
@@ -150,10 +190,6 @@ class EventStore:
                     # that lost the race at this index hears "duplicate" with the winner's seq.
                     raise Conflict(f"{table}: entry {index} was written by someone else")
                 return ack.seq
-            except (nats.errors.TimeoutError, asyncio.TimeoutError, nats.errors.NoRespondersError) as exc:
-                # Unknown outcome: it may still land. Retrying is safe (same id, same expectation).
-                last_error = exc
-                await asyncio.sleep(0.05 * (attempt + 1))
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
                     landed = await self._landed(table, expected_seq, my_id, data)
@@ -162,8 +198,15 @@ class EventStore:
                     raise Conflict(f"{table}: entry {index} was written by someone else") from exc
                 if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
                     raise StoreFull(f"the event store is full: {exc.description}") from exc
-                raise
-        raise TimeoutError(f"append to {table} failed after {self.retries} attempts: {last_error!r}")
+                if not isinstance(exc, TRANSIENT):
+                    raise
+                last_error: Exception = exc
+            except TRANSIENT as exc:
+                # Unknown outcome: it may still land. Retrying is safe (same id, same expectation).
+                last_error = exc
+            if not await backoff.wait():
+                raise Unavailable(f"append to {table} failed for {self.patience:.0f} s: {last_error!r}")
+            self.retried += 1
 
     async def _same_at(self, seq: int, data: bytes) -> bool:
         part, _ = await self._direct_get({"seq": seq})  # single get by sequence
@@ -196,8 +239,15 @@ class EventStore:
         return [t for t in opened if t not in closed]
 
     async def _subjects(self, pattern: str) -> list[str]:
-        info = await self.js.stream_info(STREAM, subjects_filter=pattern)
-        return sorted((info.state.subjects or {}).keys())
+        backoff = Backoff(self.patience)
+        while True:
+            try:
+                info = await self.js.stream_info(STREAM, subjects_filter=pattern)
+                return sorted((info.state.subjects or {}).keys())
+            except TRANSIENT as exc:
+                last_error: Exception = exc
+            if not await backoff.wait():
+                raise Unavailable(f"the store's subject index did not answer for {self.patience:.0f} s: {last_error!r}")
 
     async def has_event(self, table: str, kind: str) -> bool:
         """Whether the table's log holds an event of ``kind`` (a single direct get)."""
@@ -205,6 +255,18 @@ class EventStore:
         return bool(part)
 
     async def _direct_get(self, request: dict[str, object]) -> tuple[list[Stored], int]:
+        """One direct get, retried while the stream is briefly unavailable."""
+        backoff = Backoff(self.patience)
+        while True:
+            try:
+                return await self._direct_get_once(request)
+            except TRANSIENT as exc:
+                last_error: Exception = exc
+            if not await backoff.wait():
+                raise Unavailable(f"reading the store failed for {self.patience:.0f} s: {last_error!r}")
+            self.retried += 1
+
+    async def _direct_get_once(self, request: dict[str, object]) -> tuple[list[Stored], int]:
         out: list[Stored] = []
         batched = "batch" in request
         loop = asyncio.get_running_loop()
@@ -249,7 +311,35 @@ class EventStore:
             return out, int(status.get("Nats-Num-Pending", 0) or 0)
         if code == "404":
             return out, 0
+        if code in ("503", "408"):  # no responders / no leader yet / timed out on the server
+            raise nats.errors.NoRespondersError
         raise RuntimeError(f"direct get failed: {code} {status.get('Description', '')}")
+
+
+async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> None:
+    """Create ``config``'s stream if it is missing, waiting out a cluster that is still
+    electing its leaders; an existing stream is kept, with a warning if its replicas differ."""
+    backoff = Backoff(patience)
+    while True:
+        try:
+            try:
+                info = await js.stream_info(config.name or "")
+            except nats.js.errors.NotFoundError:
+                try:
+                    await js.add_stream(config)
+                except APIError as exc:  # another process created it in between
+                    if exc.err_code != 10058:
+                        raise
+                return
+            if config.num_replicas and info.config.num_replicas != config.num_replicas:
+                logs.get(stream=config.name).warning(
+                    "stream_replicas_differ", existing=info.config.num_replicas, wanted=config.num_replicas
+                )
+            return
+        except TRANSIENT as exc:
+            last_error: Exception = exc
+        if not await backoff.wait():
+            raise Unavailable(f"stream {config.name} could not be checked for {patience:.0f} s: {last_error!r}")
 
 
 def _tables_of(subjects: list[str]) -> list[str]:

@@ -43,7 +43,7 @@ from protocol.wire import OpenTable, Reply, decode, encode
 from . import logs
 from .bots import make_bot
 from .player import RemotePlayer
-from .store import EventStore
+from .store import TRANSIENT, WRONG_LAST_SEQUENCE, Backoff, EventStore, Unavailable, ensure_stream, replicas_setting
 
 STREAM = "SKATTOUR"
 _DECODER = msgspec.msgpack.Decoder(TournamentEvent)
@@ -53,28 +53,26 @@ _ENCODER = msgspec.msgpack.Encoder()
 class TournamentLog:
     """Append and read one tournament's events (single writer: the runner)."""
 
-    def __init__(self, nc: Client) -> None:
+    def __init__(self, nc: Client, patience: float = 30.0) -> None:
         self.nc = nc
-        self.js = nc.jetstream(timeout=10.0)
+        self.js = nc.jetstream(timeout=2.0)
         self.last_seq = 0
+        self.count = 0
+        """Events in the tournament's log (the next one's position, in its message id)."""
+        self.patience = patience
 
     async def ensure_stream(self) -> None:
-        try:
-            await self.js.stream_info(STREAM)
-        except NotFoundError:
-            config = StreamConfig(
-                name=STREAM,
-                subjects=["skat.tournament.>"],
-                storage=StorageType.FILE,
-                discard=DiscardPolicy.NEW,
-                max_bytes=1 << 28,
-                allow_direct=True,
-            )
-            try:
-                await self.js.add_stream(config)
-            except APIError as exc:
-                if exc.err_code != 10058:
-                    raise
+        config = StreamConfig(
+            name=STREAM,
+            subjects=["skat.tournament.>"],
+            storage=StorageType.FILE,
+            discard=DiscardPolicy.NEW,
+            max_bytes=1 << 28,
+            allow_direct=True,
+            num_replicas=replicas_setting(),
+            duplicate_window=120.0,
+        )
+        await ensure_stream(self.js, config, self.patience)
 
     async def read(self, tid: str) -> list[TournamentEvent]:
         out: list[TournamentEvent] = []
@@ -91,17 +89,35 @@ class TournamentLog:
                 msg = await sub.next_msg(timeout=5.0)
                 out.append(_DECODER.decode(msg.data))
                 self.last_seq = msg.metadata.sequence.stream
+                self.count = len(out)
         finally:
             await sub.unsubscribe()
         return out
 
     async def append(self, tid: str, event: TournamentEvent) -> None:
-        ack = await self.js.publish(
-            f"skat.tournament.{tid}",
-            _ENCODER.encode(event),
-            headers={"Nats-Expected-Last-Subject-Sequence": str(self.last_seq)},
-        )
+        """Append after the last event we know, retrying through elections and restarts: the
+        message id (``<tid>:<position>``) makes a retry of an append that landed a no-op."""
+        headers = {
+            "Nats-Expected-Last-Subject-Sequence": str(self.last_seq),
+            "Nats-Msg-Id": f"{tid}:{self.count}",
+        }
+        backoff = Backoff(self.patience)
+        while True:
+            try:
+                ack = await self.js.publish(f"skat.tournament.{tid}", _ENCODER.encode(event), headers=dict(headers))
+                break
+            except APIError as exc:
+                if exc.err_code in WRONG_LAST_SEQUENCE:
+                    raise RuntimeError(f"tournament {tid} was changed by someone else: is it running twice?") from exc
+                if not isinstance(exc, TRANSIENT):
+                    raise
+                error: Exception = exc
+            except TRANSIENT as exc:
+                error = exc
+            if not await backoff.wait():
+                raise Unavailable(f"the tournament log did not answer for {self.patience:.0f} s: {error!r}")
         self.last_seq = ack.seq
+        self.count += 1
 
 
 class Progress:
@@ -146,7 +162,7 @@ async def run_tournament(
     resume: str | None = None,
     out_dir: str | Path = "runs",
     out: TextIO = sys.stdout,
-    request_timeout: float = 10.0,
+    request_timeout: float = 1.5,
     on_table_open: Callable[[TableSpec], None] | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) a tournament to its end; returns the results (also written to disk)."""
@@ -225,15 +241,13 @@ async def run_tournament(
         if spec.table in closed:
             continue
         request = OpenTable(table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats)
-        reply: Reply = decode((await nc.request(ADMIN_OPEN, encode(request), timeout=10)).data, Reply)
+        reply: Reply = await _open(nc, request)
         if not reply.ok and reply.code != "exists":
             raise RuntimeError(f"cannot open {spec.table}: {reply.reason}")
         if on_table_open is not None:
             on_table_open(spec)
     for p in players:  # a resumed tournament's bots: ask for the prompts they missed
-        from .sdk import hello
-
-        await hello(nc, p.player)
+        await p.hello()
     finished_before = sum(f.deals for f in state.finished.values())
     ticks = 0
     while not all_closed.is_set():
@@ -272,6 +286,19 @@ async def run_tournament(
     results = write_results(config, state, table_logs, Path(out_dir) / tid)
     log.info("tournament_finished", tournament=tid, tables=len(state.tables))
     return results
+
+
+async def _open(nc: Client, request: OpenTable, patience: float = 60.0) -> Reply:
+    """Ask the dealer to open a table, asking again while nobody answers (a restarting dealer
+    or broker): opening is idempotent, a second answer is "exists"."""
+    backoff = Backoff(patience)
+    while True:
+        try:
+            return decode((await nc.request(ADMIN_OPEN, encode(request), timeout=2.0)).data, Reply)  # type: ignore[no-any-return]
+        except TRANSIENT as exc:
+            error: Exception = exc
+        if not await backoff.wait():
+            raise Unavailable(f"the dealer did not answer for {patience:.0f} s: {error!r}")
 
 
 def write_results(

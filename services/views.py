@@ -73,6 +73,14 @@ class Views(Service):
         # subscription, and each player's hellos are limited on their own small budget.
         self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
 
+    async def on_reconnected(self) -> None:
+        """Prompts published while we (or the players) were away reached nobody: send every
+        pending prompt again, with its original deadline (players drop repeats by index)."""
+        for table in list(self.tables.values()):
+            state = table.state
+            if state.n and state.to_move is not None and not state.closed:
+                await self._send(table, state.to_move, state.players[state.to_move], your_turn=True)
+
     async def _on_hello_msg(self, msg: Msg) -> None:
         """Checked in order, before any work: a valid player id, its rate limit, the size."""
         try:
