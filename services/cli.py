@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
+    upp.add_argument("--cluster", type=int, default=0, metavar="N",
+                     help="run a local N-node JetStream cluster on loopback instead of one server (try 3); streams get N replicas")
     upp.add_argument("--auth", default=None, metavar="DIR",
                      help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)")
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
@@ -69,7 +72,14 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             continue  # not part of this installation
         module.register(sub)
+    for p in (run, tour, svc, upp):
+        p.add_argument("--replicas", type=int, default=None, metavar="N",
+                       help="copies of every stream created (1-5; $SKAT_REPLICAS, default 1): 3 on a 3-node cluster")
     args = parser.parse_args(argv)
+    if getattr(args, "replicas", None) is not None:
+        if not 1 <= args.replicas <= 5:
+            parser.exit(2, f"skat {args.command}: --replicas must be from 1 to 5, not {args.replicas}\n")
+        os.environ["SKAT_REPLICAS"] = str(args.replicas)  # for this process and the services it starts
     if args.command in _PIPED_COMMANDS and hasattr(signal, "SIGPIPE"):
         # `skat replay ... | head` ends quietly. Only here: a long-running process with the
         # default SIGPIPE dies without a word when a socket's peer goes away (a broker restart).
@@ -120,6 +130,12 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser, run: ar
             parser.error("--auth configures the server skat up starts; with --nats, configure that server yourself")
         if args.auth and args.store:
             parser.error("with --auth the store is the one `skat auth --store` wrote into the configuration")
+        if args.cluster and (args.auth or args.nats):
+            parser.error("--cluster starts its own servers: it goes with neither --auth nor --nats")
+        if args.cluster and not 1 <= args.cluster <= 5:
+            parser.error("--cluster takes 1 to 5 nodes")
+        if args.cluster:
+            return up(None, args.store, None, cluster=args.cluster)
         if args.auth:
             from .auth import load_auth
 

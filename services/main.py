@@ -11,8 +11,11 @@ import time
 from types import FrameType
 from typing import Final
 
+import nats.errors
+
 from . import logs
 from .bidding import Bidding
+from .cluster import LocalCluster
 from .connection import ConnectionSettings, connect, open_connection
 from .dealer import Dealer
 from .natsserver import EmbeddedServer
@@ -146,24 +149,38 @@ class LocalStack:
         self.server.stop(remove_store=self.store_dir is None)
 
 
-def up(url: str | ConnectionSettings | None, store_dir: str | None = None, auth_dir: str | None = None) -> int:
+def up(
+    url: str | ConnectionSettings | None, store_dir: str | None = None, auth_dir: str | None = None, cluster: int = 0
+) -> int:
     """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
     or SIGTERM. Returns non-zero if a service or the server died on its own.
 
     With ``auth_dir`` (written by ``skat auth``) the server runs its configuration, on its
     listen address and with its TLS, so every player is held to its own subjects, and the
     services connect as the services user: its seed file and the CA file are named in their
-    environment, nothing secret is on any command line or in any log line."""
+    environment, nothing secret is on any command line or in any log line.
+
+    With ``cluster`` = N, a local N-node JetStream cluster on loopback instead of one server
+    (``services.cluster``), and N replicas for every stream unless ``SKAT_REPLICAS`` says
+    otherwise. "Up" is printed once every service answers its health check, which it does
+    only after its recovery scan."""
     from .connection import safe_servers
 
     logs.configure()
     log = logs.get(command="up")
     server: EmbeddedServer | None = None
+    nodes: LocalCluster | None = None
     procs: list[subprocess.Popen[bytes]] = []
     signal.signal(signal.SIGTERM, _interrupt)
     code = 0
     try:
-        if url is None:
+        if cluster:
+            os.environ.setdefault("SKAT_REPLICAS", str(min(cluster, 5)))
+            nodes = LocalCluster(cluster, store_root=store_dir)
+            nodes.start()
+            settings = ConnectionSettings(tuple(nodes.urls))
+            log.info("cluster_started", servers=settings.describe(), pids=list(nodes.pids.values()), replicas=os.environ["SKAT_REPLICAS"])
+        elif url is None:
             auth = None
             if auth_dir:
                 from .auth import SERVICE_USER, load_auth
@@ -182,10 +199,17 @@ def up(url: str | ConnectionSettings | None, store_dir: str | None = None, auth_
             settings = url if isinstance(url, ConnectionSettings) else ConnectionSettings.build(url, env={})
         procs.extend(spawn_services(settings))
         log.info("services_started", pids=[p.pid for p in procs], url=settings.describe())
+        if not _wait_until_ready(settings, procs):
+            print("skat up: the services did not become ready (see the log above)", file=sys.stderr, flush=True)
+            return 1
         print(f"skatbus is up on {safe_servers(settings.servers, scheme=True)} (Ctrl-C stops it)", flush=True)
-        while all(p.poll() is None for p in procs) and (server is None or server.running):
+
+        def servers_running() -> bool:
+            return (server is None or server.running) and (nodes is None or bool(nodes.pids))
+
+        while all(p.poll() is None for p in procs) and servers_running():
             time.sleep(0.5)
-        log.error("process_exited", services=[p.returncode for p in procs], server_running=server is None or server.running)
+        log.error("process_exited", services=[p.returncode for p in procs], server_running=servers_running())
         code = 1
     except KeyboardInterrupt:
         pass
@@ -193,7 +217,23 @@ def up(url: str | ConnectionSettings | None, store_dir: str | None = None, auth_
         stop_processes(procs)
         if server is not None:
             server.stop()  # removes the store only if it is a temporary one the server made
+        if nodes is not None:
+            nodes.stop()
     return code
+
+
+def _wait_until_ready(settings: ConnectionSettings, procs: list[subprocess.Popen[bytes]], timeout: float = 60.0) -> bool:
+    """Until every service answers its health check; False if one exits or time runs out."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if any(p.poll() is not None for p in procs):
+            return False
+        try:
+            asyncio.run(wait_ready(settings, timeout=2.0))
+            return True
+        except (TimeoutError, OSError, nats.errors.Error):
+            continue
+    return False
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

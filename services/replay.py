@@ -91,7 +91,17 @@ def load_archive(path: Path, table: str | None = None) -> TableLog:
 
     Positions are the archive's ``index`` values: a missing line is a gap the reader reports
     at the index that is missing, not somewhere later where the fold happens to trip."""
-    log: TableLog | None = None
+    logs = read_archive(path, table, first_only=table is None)
+    if not logs:
+        raise ValueError(f"{path}: no table {table!r}" if table else f"{path}: no events")
+    return next(iter(logs.values()))
+
+
+def read_archive(path: Path, table: str | None = None, first_only: bool = False) -> dict[str, TableLog]:
+    """The logs of an archive's tables in one pass, in the order they first appear (only
+    ``table``'s if given, only the first table's with ``first_only``)."""
+    logs: dict[str, TableLog] = {}
+    stopped: set[str] = set()
     with open(path, "rb") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -100,12 +110,13 @@ def load_archive(path: Path, table: str | None = None) -> TableLog:
                 entry = decode_line(line)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise ValueError(f"{path}:{lineno}: not an archive line: {exc}") from None
-            if table is None:
+            if first_only and table is None:
                 table = entry.table
-            if entry.table != table:
+            if (table is not None and entry.table != table) or entry.table in stopped:
                 continue
+            log = logs.get(entry.table)
             if log is None:
-                log = TableLog(table)
+                log = logs[entry.table] = TableLog(entry.table)
             expected = len(log.events)
             if entry.index != expected:
                 what = "missing" if entry.index > expected else f"repeated as index {entry.index}"
@@ -114,10 +125,8 @@ def load_archive(path: Path, table: str | None = None) -> TableLog:
                 log.events.append(decode_event(entry.event))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.fail(expected, f"does not decode: {exc}")
-                return log  # nothing after an unreadable event can be placed
-    if log is None:
-        raise ValueError(f"{path}: no table {table!r}" if table else f"{path}: no events")
-    return log
+                stopped.add(entry.table)  # nothing after an unreadable event can be placed
+    return logs
 
 
 def load_live(table: str, url: str | ConnectionSettings) -> TableLog:
@@ -569,14 +578,46 @@ def register(sub: Any) -> None:
     p.add_argument("--deal", type=int, default=None, help="only this deal (1-based)")
     p.add_argument("--to", type=int, default=None, help="show the table after event N (its position in the log)")
     p.add_argument("--summary", action="store_true", help="one line per deal and the totals")
-    p.add_argument("--verify", action="store_true", help="re-derive everything; exit 1 at the first bad event")
+    p.add_argument("--verify", action="store_true",
+                   help="re-derive everything; exit 1 at the first bad event (an archive without --table: every table)")
     p.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained step-by-step page")
     add_connection_arguments(p, "server URL(s) for a live table (default: $SKAT_NATS_URL)")
     p.set_defaults(handler=run)
 
 
+def verify_archive(path: Path, out: TextIO) -> int:
+    """``--verify`` on a whole archive: every table, each bad one named; exit 1 if any is."""
+    try:
+        logs = read_archive(path)
+    except (OSError, ValueError) as exc:
+        print(f"skat replay: {exc}", file=sys.stderr)
+        return 2
+    if not logs:
+        print(f"skat replay: {path}: no events", file=sys.stderr)
+        return 2
+    if len(logs) == 1:  # one table: its own verdict, as with --table
+        log = next(iter(logs.values()))
+        verdict = verify(log)
+        print(verdict.message if verdict.ok else f"{log.table}: {verdict.message}", file=out)
+        return 0 if verdict.ok else 1
+    bad = 0
+    for log in logs.values():
+        verdict = verify(log)
+        if not verdict.ok:
+            bad += 1
+            print(f"{log.table}: {verdict.message}", file=out)
+    events = sum(len(log.events) for log in logs.values())
+    if bad:
+        print(f"{bad} of {len(logs)} tables do not verify", file=out)
+        return 1
+    print(f"all {len(logs)} tables verify ({events} events)", file=out)
+    return 0
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    if args.verify and args.table is None and Path(args.source).is_file():
+        return verify_archive(Path(args.source), out)
     try:
         log = load(args.source, args.table, args.nats, args.creds, args.tls_ca)
     except (OSError, ValueError) as exc:

@@ -108,8 +108,25 @@ def test_verify_ok(archive: Path, logs: dict[str, list[Event]], capsys: pytest.C
         state = fold(logs[table])
         assert code == 0
         assert out.strip() == f"ok: {len(logs[table])} events, {len(state.sheet)} deals, the score sheet matches"
-    code, out, _ = _cli(str(archive), "--verify", capsys=capsys)  # default: the first table
-    assert code == 0 and f"{len(logs['t-a'])} events" in out
+    code, out, _ = _cli(str(archive), "--verify", capsys=capsys)  # without --table: every table
+    total = len(logs["t-a"]) + len(logs["t-b"])
+    assert code == 0 and out.strip() == f"all 2 tables verify ({total} events)"
+
+
+def test_verify_checks_every_table_of_an_archive(tmp_path: Path, logs: dict[str, list[Event]],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    events = logs["t-b"]
+    k, gone = _card_after_a_trick(events)
+    bad = _as_json(events)
+    bad[k]["card"] = gone
+    path = tmp_path / "two.jsonl"
+    with open(path, "wb") as f:  # a good first table, a bad second one
+        for name, raw in (("t-a", _as_json(logs["t-a"])), ("t-b", bad)):
+            for index, event in enumerate(raw):
+                f.write(msgspec.json.encode({"table": name, "index": index, "event": event}) + b"\n")
+    code, out, _ = _cli(str(path), "--verify", capsys=capsys)
+    assert code == 1
+    assert f"t-b: event {k}:" in out and "1 of 2 tables do not verify" in out and "t-a:" not in out
 
 
 def test_changed_card_is_caught_where_it_was_played(tmp_path: Path, logs: dict[str, list[Event]],

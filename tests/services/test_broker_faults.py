@@ -192,3 +192,27 @@ async def _stream_replicas(cluster: LocalCluster) -> int:
         return int((await nc.jetstream().stream_info("SKAT")).config.num_replicas)
     finally:
         await nc.close()
+
+
+@pytest.mark.parametrize("victim", ["play", "bidding"])
+async def test_a_sigkilled_service_under_load_stalls_its_tables_briefly(tmp_path: Path, victim: str) -> None:
+    """Commands in flight to the dead process are lost; players send them again after a short
+    time-out (1.5 s), by which time the restarted service has recovered every open table."""
+    reference, ref_results = await _reference(tmp_path)
+    with EmbeddedServer() as server:
+        stack = Stack(server.url)
+        stack.start_all()
+        try:
+            await wait_ready(server.url)
+
+            async def kill_and_restart(nc: Client) -> None:
+                await _scored(nc, 6)
+                stack.kill(victim)
+                stack.start(victim)  # as a supervisor would, at once
+
+            logs, results, stall = await _tournament(server.url, tmp_path / "killed", kill_and_restart)
+        finally:
+            stack.stop()
+    _check(reference, logs, results, ref_results)
+    print(f"\n{victim} SIGKILLed under load and restarted: longest stall between two events {stall:.2f} s")
+    assert stall < 4.0
