@@ -40,7 +40,7 @@ from .test_table_over_bus import PLAYERS, pure_log
 
 pytestmark = pytest.mark.timeout(90)
 
-UP_LINE = re.compile(r"^skatbus is up on ((?:nats|tls)://127\.0\.0\.1:(\d+)) \(Ctrl-C stops it\)$")
+UP_LINE = re.compile(r"^skatbus is up on ((?:nats|tls)://127\.0\.0\.1:(\d+)(?:,nats://127\.0\.0\.1:\d+)*) \(Ctrl-C stops it\)$")
 RULES = Rules(rounds=1, turn_seconds=30)
 STOP_WITHIN = 5.0
 """Seconds from SIGINT to ``skat up`` having exited, its children stopped cleanly."""
@@ -260,6 +260,22 @@ async def test_up_runs_a_table_and_ctrl_c_leaves_nothing(start_up: Any) -> None:
     [started] = [line for line in up.log() if line.get("event") == "nats_started"]
     assert started["pid"] == server.pid
     assert not os.path.exists(started["store"]), "the temporary store should be removed"
+
+
+async def test_up_with_a_local_cluster_replicates_and_stops_every_node(start_up: Any) -> None:
+    up: Up = await start_up("--cluster", "3")
+    url = await up.ready(timeout=60)
+    servers = url.split(",")
+    assert len(servers) == 3 and len(up.nats_servers()) == 3
+    assert up.services() == sorted(SERVICES)
+    nc = await nats.connect(servers)
+    try:
+        assert_played(await play_table(nc, "upc"), "upc")
+        info = await nc.jetstream().stream_info("SKAT")
+        assert info.config.num_replicas == 3 and info.cluster is not None and len(info.cluster.replicas or []) == 2
+    finally:
+        await nc.close()
+    await assert_stops_cleanly(up)
 
 
 async def test_up_with_nats_uses_that_server(start_up: Any, nats_server: EmbeddedServer, nc: Client) -> None:
