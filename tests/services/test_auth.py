@@ -135,3 +135,47 @@ async def test_a_player_cannot_make_the_services_reply_into_the_log(secured: Sec
     assert len(stored) == before and all(s.event is not None for s in stored)
     await ann.close()
     await admin.close()
+
+
+async def test_with_only_her_own_key_mallory_writes_nothing_but_her_moves(secured: Secured) -> None:
+    """The wildcard-table attack, spoofed replies and a flood, with nothing but one player's
+    credentials: the log holds exactly the table's own events, and she hears only what is hers."""
+    server, auth, stack = secured
+    admin = await open_connection(stack.settings)
+    errors: list[str] = []
+    bots = []
+    for name in ("ann", "bob"):
+        nc = await _connect_as(server, auth, name, errors)
+        bot = RemotePlayer(nc, name, HashedBot("mal"))
+        await bot.start()
+        bots.append((nc, bot))
+    mallory = await _connect_as(server, auth, "cyd", errors)
+    heard: list[str] = []
+
+    async def on_reply(msg: object) -> None:
+        heard.append(getattr(msg, "data", b"").decode(errors="replace"))
+
+    await mallory.subscribe("_INBOX.cyd.mine.>", cb=on_reply)
+    own = RemotePlayer(mallory, "cyd", HashedBot("mal"))  # she plays her own seat honestly too
+    await own.start()
+    rules = Rules(rounds=1, turn_seconds=30)
+    assert (await open_table(admin, OpenTable(table="mal", players=PLAYERS, rules=rules, seed="mal"))).ok
+    for token in ("*", ">", "mal.*", "mal"):
+        for reply in ("_INBOX.cyd.mine.x", "_INBOX.ann.stolen", "skat.log.mal.card_played"):
+            await mallory.publish(f"skat.cmd.cyd.{token}", encode(Pass()), reply=reply)
+    for _ in range(3000):  # a flood: beyond her rate, her door closes for a while
+        await mallory.publish("skat.cmd.cyd.mal", encode(Pass()), reply="_INBOX.cyd.mine.f")
+    log = await wait_closed(admin, "mal", timeout=60)
+    for nc, bot in bots:
+        await bot.stop()
+        await nc.close()
+    await own.stop()
+    await mallory.close()
+    assert all(not p.rejections for _, p in bots)
+    from .test_adversarial import _pure
+
+    assert log == _pure("mal", PLAYERS, rules, "mal", "mal")
+    info = await admin.jetstream().stream_info("SKAT", subjects_filter="skat.log.>")
+    assert {s.split(".")[2] for s in (info.state.subjects or {})} == {"mal"}
+    assert any("bad_subject" in h for h in heard)
+    await admin.close()
