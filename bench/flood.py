@@ -108,7 +108,7 @@ async def _round(
 async def _measure(opts: Options) -> list[Row]:
     tables, rounds, pairs = (4, 1, 2) if opts.quick else (8, 2, 3)
     with EmbeddedServer() as server:
-        env = {**os.environ, "SKAT_LOG_LEVEL": "warning", "SKAT_PLAYER_RATE": str(RATE)}
+        env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_BENCH_LOG", "warning"), "SKAT_PLAYER_RATE": str(RATE)}
         procs = [
             subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", server.url], env=env)
             for name in SERVICES

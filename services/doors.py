@@ -1,12 +1,17 @@
-"""One door per seated player: the subscriptions through which players reach a service.
+"""How players reach a service, and how a flood is shut out by the broker.
 
-A service listens on ``skat.cmd.<player>.*`` (or ``skat.hello.<player>``) for each player seated
-at an open table it knows, instead of on ``skat.cmd.*.*``. What nobody should hear is then
-dropped by the broker, not read by Python one message at a time: commands from a player who
-sits at no open table (the broker answers "no responders"), and, for a while, everything from a
-player who floods. A flooder's door is closed for a second at the first offence and twice as
-long at each repeat within a minute (at most ``MAX_BENCH`` seconds), so a flood at any rate
-costs the services about one burst per penalty, while an honest bot never notices.
+Normally a service listens on one wildcard (``skat.cmd.*.*``): every command reaches it, from
+whoever sends it, seated or not, the moment a table opens. A flood through that wildcard
+costs the service a little for every message, even those it drops at once, and at ten times a
+player's limit that little adds up. So when a player floods (``bench``), the service switches to
+*guarded* mode: it listens through one door per player seated at an open table it knows
+(``skat.cmd.<player>.*``) and closes the flooder's door, so that the broker drops the rest of
+the flood without bothering anyone. The flooder's door stays closed for a second at the first
+offence and twice as long at each repeat within a minute (at most ``MAX_BENCH`` seconds); when
+no one has been benched for ``CALM_AFTER`` seconds the service goes back to the wildcard.
+
+While the two kinds of subscription overlap (a switch in either direction), a command may
+arrive twice; the copies are recognised by their reply subject and dropped.
 """
 
 from __future__ import annotations
@@ -20,36 +25,73 @@ from typing import Any, Final
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
+from . import logs
+
+_log = logs.get(component="doors")
+
 MAX_BENCH: Final = 30.0
 FORGIVE_AFTER: Final = 60.0
+CALM_AFTER: Final = 60.0
+OVERLAP: Final = 2.0
+"""Seconds after a switch during which repeated deliveries are looked for."""
 
 
 class Doors:
-    """Per-player subscriptions of one service: opened while the player is seated somewhere
-    and not benched, closed otherwise."""
+    """A service's subscriptions for players' messages: a wildcard, or per-player doors."""
 
     def __init__(
-        self, nc: Client, pattern: str, queue: str, handler: Callable[[Msg], Awaitable[None]]
+        self,
+        nc: Client,
+        pattern: str,
+        wildcard: str,
+        queue: str,
+        handler: Callable[[Msg], Awaitable[None]],
+        calm_after: float = CALM_AFTER,
     ) -> None:
         self.nc = nc
         self.pattern = pattern
-        """Subject with ``{player}``, e.g. ``skat.cmd.{player}.*``."""
+        """A door's subject with ``{player}``, e.g. ``skat.cmd.{player}.*``."""
+        self.wildcard = wildcard
         self.queue = queue
         self.handler = handler
+        self.calm_after = calm_after
+        self.guarded = False
+        """True while the service listens through doors (someone flooded recently)."""
         self.seated: dict[str, int] = {}
         """Player -> open tables at which it sits (among those the service knows)."""
+        self.expected: dict[str, float] = {}
+        """Players of tables being opened, until when (``expect``)."""
         self.benched_until: dict[str, float] = {}
         self._penalty: dict[str, tuple[float, float]] = {}
-        """Player -> (last penalty in seconds, when it ended)."""
+        """Player -> (last penalty in seconds, when it ends)."""
+        self._last_bench = -1e9
         self._subs: dict[str, Any] = {}
+        self._wildcard_sub: Any = None
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._dedupe_until = 0.0
+        self._seen: dict[str, float] = {}
         self.closed = False
+
+    async def open(self) -> None:
+        """Start listening (on the wildcard)."""
+        self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self._deliver)
+
+    async def _deliver(self, msg: Msg) -> None:
+        if self._seen and time.monotonic() >= self._dedupe_until:
+            self._seen.clear()
+        if time.monotonic() < self._dedupe_until and msg.reply:
+            if msg.reply in self._seen:
+                return  # the same message through the other subscription
+            self._seen[msg.reply] = time.monotonic()
+        await self.handler(msg)
+
+    # --- who sits where ---------------------------------------------------------------
 
     def seat(self, player: str) -> None:
         self.seated[player] = self.seated.get(player, 0) + 1
-        if self.seated[player] == 1:
-            self._reconcile(player)
+        if self.seated[player] == 1 and self.guarded:
+            self._later(self._reconcile(player))
 
     def unseat(self, player: str) -> None:
         left = self.seated.get(player, 0) - 1
@@ -57,51 +99,121 @@ class Doors:
             self.seated[player] = left
             return
         self.seated.pop(player, None)
-        self._reconcile(player)
+        if self.guarded:
+            self._later(self._reconcile(player))
+
+    def expect(self, players: list[str], within: float = 30.0) -> None:
+        """Players about to be seated (a table is being opened): their doors open now, before
+        the table's first event reaches us, so that their first command finds an open door."""
+        until = time.monotonic() + within
+        for player in players:
+            fresh = player not in self.expected and player not in self.seated
+            self.expected[player] = until
+            if fresh and self.guarded:
+                self._later(self._reconcile(player))
+        asyncio.get_running_loop().call_later(within + 0.1, self._expire_expected)
+
+    def _expire_expected(self) -> None:
+        now = time.monotonic()
+        for player in [p for p, until in self.expected.items() if until <= now]:
+            del self.expected[player]
+            if self.guarded:
+                self._later(self._reconcile(player))
 
     def is_open(self, player: str) -> bool:
-        return player in self._subs
+        """Whether ``player``'s messages reach the service."""
+        return not self.guarded or player in self._subs
+
+    # --- floods ---------------------------------------------------------------------------
 
     def bench(self, player: str) -> float:
-        """Close ``player``'s door for a penalty that doubles with each repeat; its length."""
+        """Shut ``player`` out for a penalty that doubles with each repeat; its length."""
         now = time.monotonic()
         if player in self.benched_until:
             return self.benched_until[player] - now
         last, ended = self._penalty.get(player, (0.0, -1e9))
         penalty = min(MAX_BENCH, 2 * last) if last and now - ended < FORGIVE_AFTER else 1.0
-        self._penalty[player] = (penalty, now + penalty)
-        self.benched_until[player] = now + penalty
         if len(self._penalty) > 100_000:
             self._penalty.clear()
+        self._penalty[player] = (penalty, now + penalty)
+        self.benched_until[player] = now + penalty
+        self._last_bench = now
         asyncio.get_running_loop().call_later(penalty, self._unbench, player)
-        self._reconcile(player)
+        self._later(self._guard() if not self.guarded else self._reconcile(player))
         return penalty
 
     def _unbench(self, player: str) -> None:
         self.benched_until.pop(player, None)
-        self._reconcile(player)
+        if self.guarded:
+            self._later(self._reconcile(player))
+        if not self.benched_until:
+            asyncio.get_running_loop().call_later(self.calm_after, self._maybe_unguard)
 
-    def _reconcile(self, player: str) -> None:
-        """Bring the subscription in line with the wish, in a task of its own (an unsubscribe
-        from inside the subscription's own callback would cancel that callback)."""
-        task = asyncio.ensure_future(self._apply(player))
+    def _maybe_unguard(self) -> None:
+        if self.guarded and not self.benched_until and time.monotonic() - self._last_bench >= self.calm_after:
+            self._later(self._unguard())
+
+    # --- switching --------------------------------------------------------------------------
+
+    def _later(self, coro: Awaitable[None]) -> None:
+        """Subscription changes run as tasks of their own: an unsubscribe from inside the
+        subscription's own callback would cancel that callback."""
+        task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _apply(self, player: str) -> None:
+    async def _guard(self) -> None:
+        """Wildcard -> doors: open every seated player's door first, then leave the wildcard."""
         async with self._lock:
-            wanted = not self.closed and player in self.seated and player not in self.benched_until
-            sub = self._subs.get(player)
-            if wanted and sub is None:
-                subject = self.pattern.format(player=player)
-                self._subs[player] = await self.nc.subscribe(subject, queue=self.queue, cb=self.handler)
-            elif not wanted and sub is not None:
-                del self._subs[player]
+            if self.guarded or self.closed:
+                return
+            self.guarded = True
+            _log.debug("guarded", queue=self.queue, seated=len(self.seated), expected=len(self.expected))
+            self._dedupe_until = time.monotonic() + OVERLAP
+            for player in {*self.seated, *self.expected}:
+                await self._apply(player)
+            if self._wildcard_sub is not None:
+                # Drained, not just unsubscribed: what it already received (an honest player's
+                # command among the flood) is still handled; unsubscribing would drop it.
+                self._later(_drain(self._wildcard_sub))
+                self._wildcard_sub = None
+
+    async def _unguard(self) -> None:
+        """Doors -> wildcard: listen on the wildcard first, then close every door."""
+        async with self._lock:
+            if not self.guarded or self.closed or self.benched_until:
+                return
+            self._dedupe_until = time.monotonic() + OVERLAP
+            self._seen.clear()
+            self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self._deliver)
+            self.guarded = False
+            for player in list(self._subs):
+                await self._apply(player)
+
+    async def _reconcile(self, player: str) -> None:
+        async with self._lock:
+            await self._apply(player)
+
+    async def _apply(self, player: str) -> None:
+        """Bring one door in line with the wish (the lock is held)."""
+        present = player in self.seated or player in self.expected
+        wanted = self.guarded and not self.closed and present and player not in self.benched_until
+        sub = self._subs.get(player)
+        if wanted and sub is None:
+            subject = self.pattern.format(player=player)
+            self._subs[player] = await self.nc.subscribe(subject, queue=self.queue, cb=self._deliver)
+            _log.debug("door_opened", player=player, queue=self.queue)
+        elif not wanted and sub is not None:
+            _log.debug("door_closed", player=player, queue=self.queue)
+            del self._subs[player]
+            if player in self.benched_until:
                 with contextlib.suppress(Exception):
-                    await sub.unsubscribe()
+                    await sub.unsubscribe()  # and what it holds of the flood goes with it
+            else:
+                self._later(_drain(sub))
 
     async def flush(self) -> None:
-        """Wait until every pending subscription change was sent."""
+        """Wait until every pending subscription change was made."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -109,7 +221,15 @@ class Doors:
         self.closed = True
         await self.flush()
         async with self._lock:
-            for sub in self._subs.values():
-                with contextlib.suppress(Exception):
-                    await sub.unsubscribe()
+            for sub in [*self._subs.values(), self._wildcard_sub]:
+                if sub is not None:
+                    with contextlib.suppress(Exception):
+                        await sub.unsubscribe()
             self._subs.clear()
+            self._wildcard_sub = None
+
+
+async def _drain(sub: Any) -> None:
+    """Stop a subscription after handling what it has already received."""
+    with contextlib.suppress(Exception):
+        await sub.drain()

@@ -27,7 +27,12 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 
-from protocol.subjects import command_subject, hello_subject, parse_view_subject, player_inbox
+from protocol.subjects import (
+    command_subject,
+    hello_subject,
+    parse_view_subject,
+    player_inbox,
+)
 from protocol.wire import Reply, Update, decode, encode
 
 from . import logs
@@ -209,6 +214,6 @@ class RemotePlayer:
                 self.log.warning("command_abandoned", table=table, code=reply.code, reason=reply.reason)
                 return
             self.retries += 1
-            self.log.debug("command_retry", table=table, code=reply.code)
+            self.log.debug("command_retry", table=table, code=reply.code, reason=reply.reason[:80])
             await asyncio.sleep(max(pause, 0.25) if reply.code == "rate_limited" else pause)
             pause = min(1.0, pause * 2)

@@ -37,6 +37,7 @@ from protocol.commands import Command
 from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, UnknownEvent
 from protocol.subjects import (
+    ADMIN_OPEN,
     LOG_ALL,
     STREAM,
     health_subject,
@@ -47,13 +48,21 @@ from protocol.subjects import (
     parse_log_subject,
 )
 from protocol.table import OWNER, LogError, TableState, due
-from protocol.wire import Reply, decode_command, encode, sniff
+from protocol.wire import OpenTable, Reply, decode, decode_command, encode, sniff
 
 from . import logs
 from .consumer import PullConsumer
 from .doors import Doors
 from .ratelimit import PlayerLimits
-from .store import Backoff, Conflict, EventStore, StoreFull, ack_metadata, index_of, parse_time
+from .store import (
+    Backoff,
+    Conflict,
+    EventStore,
+    StoreFull,
+    ack_metadata,
+    index_of,
+    parse_time,
+)
 
 ACK_WAIT = 5.0
 EVICT_AFTER = 60.0
@@ -103,7 +112,9 @@ class Service:
     phases: ClassVar[frozenset[str]] = frozenset()
     """Deal phases whose deadlines this service enforces."""
     door: ClassVar[str] = "skat.cmd.{player}.*"
-    """The subject through which a seated player reaches this service (if it answers players)."""
+    """The subject through which a player reaches this service (if it answers players): all
+    players through its wildcard, or each seated one through its own door while someone is
+    flooding (``services.doors``)."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -137,7 +148,9 @@ class Service:
     async def start(self) -> None:
         await self.store.ensure_stream()
         if self.listens_to_players():
-            self.doors = Doors(self.nc, self.door, self.name, self.on_player_msg)
+            self.doors = Doors(self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg)
+            await self.doors.open()
+            self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
         if self.triggers:
             await self._ensure_consumer()
         await self.on_start()
@@ -402,8 +415,8 @@ class Service:
     async def _on_command_msg(self, msg: Msg) -> None:
         """Every command passes here first, one at a time: the sender's rate limit is checked
         before anything else is done for it (no task, no decode, no read). Over the limit, the
-        command is dropped and the player's door closes for a while (``services.doors``), so
-        that the broker drops the rest of the flood; the player is told once."""
+        command is dropped and the player is shut out for a while (``services.doors``), so that
+        the broker drops the rest of the flood; the player is told once."""
         try:
             player, table_id = parse_command_subject(msg.subject)
         except ValueError:
@@ -424,6 +437,14 @@ class Service:
             return
         if isinstance(command, self.commands):
             self._spawn(self._on_command(msg, player, table_id, command, fmt))
+
+    async def _on_table_opening(self, msg: Msg) -> None:
+        """An operator opens a table (every instance hears it, besides the dealer who answers):
+        its players' doors open before its first event is even stored."""
+        if self.doors is not None:  # also when not guarded: a switch may come before the table's first event
+            with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                request: OpenTable = decode(msg.data, OpenTable)
+                self.doors.expect([p for p in request.players if is_token(p)])
 
     def _bench(self, msg: Msg, player: str, fmt: str) -> None:
         """A player over its rate limit: close its door for a while, and say so once."""
@@ -464,7 +485,7 @@ class Service:
                 reply = await self._handle_command(table, player, command)
             except StoreFull as exc:
                 reply = Reply(ok=False, code="unavailable", reason=str(exc))
-            except (TimeoutError, asyncio.TimeoutError) as exc:
+            except TimeoutError as exc:
                 reply = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc}")
             await self.after_change(table)
         if not table.state.n and not table.lock.locked():
@@ -528,7 +549,7 @@ class Service:
             index = table.state.events - 1
             try:
                 await self.settle(table)
-            except (Conflict, StoreFull, TimeoutError, asyncio.TimeoutError) as exc:
+            except (Conflict, StoreFull, TimeoutError) as exc:
                 # The move is recorded: say so. What the table owes follows on the next trigger.
                 self.log.warning("settle_failed", table=table.id, error=repr(exc))
             return Reply(ok=True, index=index)

@@ -42,9 +42,18 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError
 
-from . import logs, natsfast
 from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
-from protocol.subjects import LOG_ALL, STREAM, event_name, log_kind, log_subject, parse_log_subject, table_log
+from protocol.subjects import (
+    LOG_ALL,
+    STREAM,
+    event_name,
+    log_kind,
+    log_subject,
+    parse_log_subject,
+    table_log,
+)
+
+from . import logs, natsfast
 
 natsfast.install()
 

@@ -43,7 +43,15 @@ from protocol.wire import OpenTable, Reply, decode, encode
 from . import logs
 from .bots import make_bot
 from .player import RemotePlayer
-from .store import TRANSIENT, WRONG_LAST_SEQUENCE, Backoff, EventStore, Unavailable, ensure_stream, replicas_setting
+from .store import (
+    TRANSIENT,
+    WRONG_LAST_SEQUENCE,
+    Backoff,
+    EventStore,
+    Unavailable,
+    ensure_stream,
+    replicas_setting,
+)
 
 STREAM = "SKATTOUR"
 _DECODER = msgspec.msgpack.Decoder(TournamentEvent)
@@ -254,7 +262,7 @@ async def run_tournament(
         progress.update(finished_before + sum(deals_done.values()), leaders())
         try:
             await asyncio.wait_for(all_closed.wait(), 0.25)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         ticks += 1
         if ticks % 20 == 0:  # the public feed is best effort: every 5 s, ask the store too

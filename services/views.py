@@ -16,8 +16,20 @@ from nats.js.api import KeyValueConfig
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
-from protocol.events import MSGPACK, DealDealt, DealScored, Event, TableClosed, UnknownEvent
-from protocol.subjects import is_inbox, parse_hello_subject, public_subject, view_subject
+from protocol.events import (
+    MSGPACK,
+    DealDealt,
+    DealScored,
+    Event,
+    TableClosed,
+    UnknownEvent,
+)
+from protocol.subjects import (
+    is_inbox,
+    parse_hello_subject,
+    public_subject,
+    view_subject,
+)
 from protocol.views import SPECTATOR, redact, view
 from protocol.wire import Hello, Update, encode
 

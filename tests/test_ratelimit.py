@@ -26,44 +26,52 @@ def test_a_drained_bucket_starts_again_at_the_rate() -> None:
     assert limits.should_notice("a", now=101.0)
 
 
-async def test_doors_close_for_a_flooder_and_reopen_with_a_doubling_penalty() -> None:
+async def test_a_flood_switches_to_doors_and_a_flooder_is_shut_out_with_a_doubling_penalty() -> None:
     from services.doors import Doors
 
-    class FakeSub:
+    class Sub:
         def __init__(self, subject: str) -> None:
             self.subject, self.active = subject, True
 
         async def unsubscribe(self) -> None:
             self.active = False
 
-    class FakeClient:
-        def __init__(self) -> None:
-            self.subs: list[FakeSub] = []
+        async def drain(self) -> None:
+            self.active = False
 
-        async def subscribe(self, subject: str, queue: str, cb: object) -> FakeSub:
-            self.subs.append(FakeSub(subject))
+    class Client:
+        """Records subscriptions: the broker's side of this is tested in test_adversarial."""
+
+        def __init__(self) -> None:
+            self.subs: list[Sub] = []
+
+        async def subscribe(self, subject: str, queue: str, cb: object) -> Sub:
+            self.subs.append(Sub(subject))
             return self.subs[-1]
+
+        def active(self) -> list[str]:
+            return sorted(s.subject for s in self.subs if s.active)
 
     async def handler(msg: object) -> None: ...
 
-    nc = FakeClient()
-    doors = Doors(nc, "skat.cmd.{player}.*", "q", handler)  # type: ignore[arg-type]
-    doors.seat("m")
-    doors.seat("m")  # two tables
+    nc = Client()
+    doors = Doors(nc, "skat.cmd.{player}.*", "skat.cmd.*.*", "q", handler, calm_after=600.0)  # type: ignore[arg-type]
+    await doors.open()
+    for player in ("m", "m", "a"):  # m sits at two tables
+        doors.seat(player)
     await doors.flush()
-    assert [s.subject for s in nc.subs] == ["skat.cmd.m.*"] and doors.is_open("m")
-    assert doors.bench("m") == 1.0
+    assert nc.active() == ["skat.cmd.*.*"] and doors.is_open("m")
+    assert doors.bench("m") == 1.0  # a flood: doors for the seated, none for m
     await doors.flush()
-    assert not doors.is_open("m") and not nc.subs[0].active
+    assert nc.active() == ["skat.cmd.a.*"] and not doors.is_open("m") and doors.is_open("a")
     doors._unbench("m")
     await doors.flush()
-    assert doors.is_open("m")
+    assert nc.active() == ["skat.cmd.a.*", "skat.cmd.m.*"]
     assert doors.bench("m") == 2.0  # again within a minute: twice as long
     doors._unbench("m")
-    doors.unseat("m")
+    doors.calm_after = 0.0  # calm again (for as long as it takes): back to the wildcard
+    doors._maybe_unguard()
     await doors.flush()
-    assert doors.is_open("m")  # still seated at one table
-    doors.unseat("m")
-    await doors.flush()
-    assert not doors.is_open("m")
+    assert nc.active() == ["skat.cmd.*.*"] and not doors.guarded
     await doors.close()
+    assert nc.active() == []

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import nats
 import pytest
-from nats.errors import NoRespondersError
 from nats.aio.client import Client
+from nats.errors import NoRespondersError
 
 from protocol.events import Event, TableClosed
 from protocol.subjects import ADMIN_OPEN, command_subject

@@ -33,7 +33,15 @@ from protocol.events import (
     TableOpened,
 )
 from protocol.rules import Rules
-from protocol.subjects import command_subject, is_token, parse_log_subject, parse_view_subject, public_subject, table_log, view_subject
+from protocol.subjects import (
+    command_subject,
+    is_token,
+    parse_log_subject,
+    parse_view_subject,
+    public_subject,
+    table_log,
+    view_subject,
+)
 from protocol.table import TableState, fold
 from protocol.views import SPECTATOR, view
 from protocol.wire import OpenTable, Reply, Update, decode, encode

@@ -13,9 +13,8 @@ from protocol.commands import Bid, PlayCard
 from protocol.events import PlayerTimedOut
 from protocol.rules import Rules
 from protocol.schema import player_schema
-from protocol.subjects import command_subject
 from protocol.table import fold
-from protocol.wire import OpenTable, Reply, Update, decode, encode
+from protocol.wire import OpenTable, Reply, Update, encode
 from services.bots import HashedBot
 from services.player import RemotePlayer
 from services.sdk import play
