@@ -38,7 +38,7 @@ from protocol.rules import Rules
 from protocol.subjects import ADMIN_OPEN
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.bots import HashedBot
-from services.main import SERVICES, stop_processes
+from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
 from services.player import RemotePlayer
 from services.store import EventStore, stream_config
@@ -148,12 +148,7 @@ async def run_stack(url: str, tables: int, rounds: int, prefix: str = "bench") -
 
     public = await nc.subscribe("skat.public.*", cb=on_public)
     await nc.flush()
-    for _ in range(200):  # wait for the dealer
-        try:
-            await nc.request(ADMIN_OPEN, b"", timeout=0.5)
-            break
-        except Exception:
-            await asyncio.sleep(0.1)
+    await wait_ready(url)  # every service, its recovery done: no first command to a service not yet listening
     start = time.perf_counter()
     for t in range(tables):
         request = OpenTable(

@@ -25,10 +25,6 @@ from typing import Any, Final
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from . import logs
-
-_log = logs.get(component="doors")
-
 MAX_BENCH: Final = 30.0
 FORGIVE_AFTER: Final = 60.0
 CALM_AFTER: Final = 60.0
@@ -47,6 +43,7 @@ class Doors:
         queue: str,
         handler: Callable[[Msg], Awaitable[None]],
         calm_after: float = CALM_AFTER,
+        log: Any = None,
     ) -> None:
         self.nc = nc
         self.pattern = pattern
@@ -55,6 +52,8 @@ class Doors:
         self.queue = queue
         self.handler = handler
         self.calm_after = calm_after
+        self.log = log
+        """The service's structlog logger (None: say nothing)."""
         self.guarded = False
         """True while the service listens through doors (someone flooded recently)."""
         self.seated: dict[str, int] = {}
@@ -168,7 +167,8 @@ class Doors:
             if self.guarded or self.closed:
                 return
             self.guarded = True
-            _log.debug("guarded", queue=self.queue, seated=len(self.seated), expected=len(self.expected))
+            if self.log is not None:
+                self.log.warning("listening_per_player", seated=len(self.seated), expected=len(self.expected))
             self._dedupe_until = time.monotonic() + OVERLAP
             for player in {*self.seated, *self.expected}:
                 await self._apply(player)
@@ -187,6 +187,8 @@ class Doors:
             self._seen.clear()
             self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self._deliver)
             self.guarded = False
+            if self.log is not None:
+                self.log.info("listening_to_everyone")
             for player in list(self._subs):
                 await self._apply(player)
 
@@ -202,9 +204,7 @@ class Doors:
         if wanted and sub is None:
             subject = self.pattern.format(player=player)
             self._subs[player] = await self.nc.subscribe(subject, queue=self.queue, cb=self._deliver)
-            _log.debug("door_opened", player=player, queue=self.queue)
         elif not wanted and sub is not None:
-            _log.debug("door_closed", player=player, queue=self.queue)
             del self._subs[player]
             if player in self.benched_until:
                 with contextlib.suppress(Exception):

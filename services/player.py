@@ -106,6 +106,7 @@ class RemotePlayer:
         request_timeout: float = 1.5,
         observer: Observer | None = None,
         json: bool = False,
+        hello_on_reconnect: bool = True,
     ) -> None:
         self.nc = nc
         self.observer = observer
@@ -114,6 +115,8 @@ class RemotePlayer:
         self.request_timeout = request_timeout
         self.json = json
         """Ask for JSON updates (in every hello)."""
+        self.hello_on_reconnect = hello_on_reconnect
+        """Say hello after every reconnect (off when the connection does it itself)."""
         self.answered: dict[str, int] = {}
         self.rejections: list[Reply] = []
         self.ignored = 0
@@ -128,7 +131,8 @@ class RemotePlayer:
     async def start(self) -> None:
         await self.inbox.start()
         self._sub = await self.nc.subscribe(f"skat.view.{self.player}.*", cb=self._on_update)
-        self._watch = asyncio.ensure_future(self._hello_after_reconnects())
+        if self.hello_on_reconnect:
+            self._watch = asyncio.ensure_future(self._hello_after_reconnects())
 
     async def stop(self) -> None:
         if self._watch is not None:

@@ -148,7 +148,7 @@ class Service:
     async def start(self) -> None:
         await self.store.ensure_stream()
         if self.listens_to_players():
-            self.doors = Doors(self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg)
+            self.doors = Doors(self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log)
             await self.doors.open()
             self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
         if self.triggers:

@@ -95,10 +95,11 @@ async def play(
     check_token("player", player)
     stop = stop or asyncio.Event()
     nc = await connect_player(player, url, creds, tls_ca)
-    remote = RemotePlayer(nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot)
+    # The connection says hello after each reconnect (connect_player); the player need not.
+    remote = RemotePlayer(nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False)
     await remote.start()
     await nc.flush()
-    await hello(nc, player)
+    await remote.hello()
     try:
         await stop.wait()
     finally:
