@@ -142,11 +142,13 @@ def _score_game(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: b
         schwarz = not early and (tricks == 10 or tricks == 0)
         base, mult = game_value(decl, mats, schneider, schwarz, profile)
         value = base * mult
+        # A won game cannot be lost: a declarer who resigns already holding 61 or more (skat
+        # included) still wins, judged on the tricks as they then stand (RULES.md, "Play").
         won = (
             points > 60
             and (not decl.schneider or points >= 90)
             and (not decl.schwarz or tricks == 10)
-            and deal.end_reason not in (EARLY_BY_RULE | {"declarer_resigned"})
+            and deal.end_reason not in EARLY_BY_RULE
         )
         overbid = value < deal.bid
         lost_value = value

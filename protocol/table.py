@@ -34,7 +34,7 @@ from .commands import (
     Discard,
     PlayCard,
 )
-from .deal import ENDED, PASSED_IN, Deal
+from .deal import EARLY_BY_RULE, ENDED, PASSED_IN, Deal
 from .dealing import deal_from_seed, deal_seats, deal_seed, dealer_seat
 from .events import (
     AllPassed,
@@ -455,7 +455,9 @@ def _bock_rounds(rules: Rules, r: DealResult) -> int:
         n += 1
     if "re" in triggers and r.re:
         n += 1
-    if "sixty_all" in triggers and r.game is not None and r.game.game != "N" and r.declarer_points == 60:
+    # 60:60 only in a game played (or conceded) to its end; never after an early end by rule.
+    sixty_all = r.game is not None and r.game.game != "N" and r.declarer_points == 60 and r.ended not in EARLY_BY_RULE
+    if "sixty_all" in triggers and sixty_all:
         n += 1
     if "grand_hand_won" in triggers and r.game is not None and r.game.game == "G" and r.game.hand and r.won:
         n += 1

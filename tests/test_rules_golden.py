@@ -432,3 +432,73 @@ def test_suit_ouvert_requires_hand_and_implies_schwarz() -> None:
     r = t.play_out()
     # isko grand ouvert: (4 + 1 + hand, schneider, announced, schwarz, announced, ouvert) x 24
     assert (r.won, r.value) == (True, 264)
+
+
+# --- the three corners RULES.md spells out ----------------------------------------------------
+
+
+def _play_until(t: Table, enough: object) -> None:
+    """Strongest-card play (as ``play_out``) until ``enough(deal)`` holds."""
+    state = t.state
+    while state.in_deal and not enough(state.deal):
+        deal = state.deal
+        assert deal is not None
+        order = deal.order
+        legal = C.cards_of(deal.legal_cards())
+        best = max(legal, key=lambda c: (order.klass[c] == C.TRUMP, order.strength[c], -c))
+        t.act(deal.to_move, deal.legal_actions()[[a.card for a in deal.legal_actions()].index(C.CODES[best])])
+
+
+def test_a_declarer_who_resigns_with_61_or_more_still_wins() -> None:
+    from protocol.commands import Resign
+
+    t = Table(Rules())
+    t.deal(STRONG, MIDDLE, REAR)
+    t.script((1, Pass()), (2, Pass()), (0, Bid(value=18)), (0, Declare(game="G")))
+    _play_until(t, lambda d: d.declarer_points() >= 61 and not d.trick)
+    t.act(0, Resign())  # the rest goes to the defenders, but a won game cannot be lost
+    r = t.state.sheet[-1].result
+    assert r.ended == "declarer_resigned" and r.won and r.declarer_points >= 61
+    assert r.declarer_points < 120 and not r.schwarz  # judged on the tricks as they then stand
+    assert r.scores[0] == r.value > 0
+
+
+def test_a_declarer_who_resigns_below_61_loses() -> None:
+    from protocol.commands import Resign
+
+    t = Table(Rules())
+    t.deal(STRONG, MIDDLE, REAR)
+    t.script((1, Pass()), (2, Pass()), (0, Bid(value=18)), (0, Declare(game="G")))
+    _play_until(t, lambda d: len(d.tricks) >= 1 and not d.trick)
+    assert t.state.deal is not None and t.state.deal.declarer_points() < 61
+    t.act(0, Resign())
+    r = t.state.sheet[-1].result
+    assert r.ended == "declarer_resigned" and not r.won and r.scores[0] < 0
+
+
+@pytest.mark.parametrize(
+    ("ended", "rounds"),
+    [("played_out", 1), ("declarer_resigned", 1), ("defenders_resigned", 1), ("defenders_took_trick", 0)],
+)
+def test_sixty_all_triggers_bock_only_for_a_game_played_or_conceded_to_its_end(ended: str, rounds: int) -> None:
+    from protocol.table import _bock_rounds
+
+    rules = Rules(bock=True, bock_triggers=("sixty_all",))
+    result = DealResult(
+        kind="game", ended=ended, scores=[-96, 0, 0], seeger_fabian=[0, 0, 0],
+        game=D("G", hand=True, schneider=True, schwarz=True), declarer_points=60,
+    )  # fmt: skip
+    assert _bock_rounds(rules, result) == rounds
+
+
+def test_after_an_early_end_by_rule_no_level_is_judged_from_the_tricks() -> None:
+    # Grand hand with schwarz announced, from a weak hand: lost at the defenders' first trick.
+    t = Table(Rules())
+    t.deal(REAR, MIDDLE, STRONG)
+    t.script((1, Pass()), (2, Pass()), (0, Bid(value=18)), (0, Declare(game="G", schneider=True, schwarz=True)))
+    r = t.play_out()
+    assert r.ended == "defenders_took_trick" and not r.won
+    assert r.declarer_points <= 30  # schneider by the points, but not judged after an early end
+    assert (r.schneider, r.schwarz) == (False, False)
+    # game, hand, schneider, announced, schwarz, announced: exactly the steps promised
+    assert r.multiplier == abs(r.matadors) + 6 and r.value == 24 * r.multiplier
