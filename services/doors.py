@@ -10,8 +10,9 @@ the flood without bothering anyone. The flooder's door stays closed for a second
 offence and twice as long at each repeat within a minute (at most ``MAX_BENCH`` seconds); when
 no one has been benched for ``CALM_AFTER`` seconds the service goes back to the wildcard.
 
-While the two kinds of subscription overlap (a switch in either direction), a command may
-arrive twice; the copies are recognised by their reply subject and dropped.
+The wildcard and the doors share the service's queue group name, and nats-server groups queue
+subscribers by name across subjects: while both kinds exist (a switch in either direction), a
+command still reaches exactly one of them.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from nats.aio.msg import Msg
 MAX_BENCH: Final = 30.0
 FORGIVE_AFTER: Final = 60.0
 CALM_AFTER: Final = 60.0
-OVERLAP: Final = 2.0
-"""Seconds after a switch during which repeated deliveries are looked for."""
 
 
 class Doors:
@@ -68,22 +67,11 @@ class Doors:
         self._wildcard_sub: Any = None
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._dedupe_until = 0.0
-        self._seen: dict[str, float] = {}
         self.closed = False
 
     async def open(self) -> None:
         """Start listening (on the wildcard)."""
-        self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self._deliver)
-
-    async def _deliver(self, msg: Msg) -> None:
-        if self._seen and time.monotonic() >= self._dedupe_until:
-            self._seen.clear()
-        if time.monotonic() < self._dedupe_until and msg.reply:
-            if msg.reply in self._seen:
-                return  # the same message through the other subscription
-            self._seen[msg.reply] = time.monotonic()
-        await self.handler(msg)
+        self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self.handler)
 
     # --- who sits where ---------------------------------------------------------------
 
@@ -169,7 +157,6 @@ class Doors:
             self.guarded = True
             if self.log is not None:
                 self.log.warning("listening_per_player", seated=len(self.seated), expected=len(self.expected))
-            self._dedupe_until = time.monotonic() + OVERLAP
             for player in {*self.seated, *self.expected}:
                 await self._apply(player)
             if self._wildcard_sub is not None:
@@ -183,9 +170,8 @@ class Doors:
         async with self._lock:
             if not self.guarded or self.closed or self.benched_until:
                 return
-            self._dedupe_until = time.monotonic() + OVERLAP
-            self._seen.clear()
-            self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self._deliver)
+            if self._wildcard_sub is None:  # (a guard that failed half-way may have left it)
+                self._wildcard_sub = await self.nc.subscribe(self.wildcard, queue=self.queue, cb=self.handler)
             self.guarded = False
             if self.log is not None:
                 self.log.info("listening_to_everyone")
@@ -203,7 +189,7 @@ class Doors:
         sub = self._subs.get(player)
         if wanted and sub is None:
             subject = self.pattern.format(player=player)
-            self._subs[player] = await self.nc.subscribe(subject, queue=self.queue, cb=self._deliver)
+            self._subs[player] = await self.nc.subscribe(subject, queue=self.queue, cb=self.handler)
         elif not wanted and sub is not None:
             del self._subs[player]
             if player in self.benched_until:

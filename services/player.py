@@ -38,7 +38,9 @@ from protocol.wire import Reply, Update, decode, encode
 from . import logs
 from .bots import Bot
 
-RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited"})
+RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited", "no_table"})
+"""Worth sending again until the deadline. ``no_table`` too: the prompt proves the table
+exists, so a service that does not know it yet is behind (a lagging replica, a restart)."""
 GRACE = 5.0
 """Seconds past a prompt's deadline during which an unanswered command is still retried: the
 deadline is the services' clock, and a move that made it is answered ``stale`` anyway."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgspec
+import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -73,6 +74,8 @@ ABSENT_FOR = 1.0
 """Seconds a table id that has no log is remembered as absent: commands to made-up tables
 then cost no store read each (a flood of them would otherwise turn into a flood of reads)."""
 MAX_ABSENT = 10_000
+MAX_AHEAD = 64
+"""How far ahead of the cache a command's ``at`` may be before it is not worth a read."""
 
 
 @dataclass
@@ -91,6 +94,10 @@ class Table:
     """Why the log cannot be folded (the table is left alone), or empty."""
     seated: bool = False
     """Whether its players were given doors (``services.doors``)."""
+    users: int = 0
+    """Tasks holding or waiting for the lock (``lock.locked()`` is False while one waits)."""
+    found_nothing: bool = False
+    """A read found no such table (commands waiting behind it need not read again)."""
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -235,7 +242,10 @@ class Service:
     def _evict(self, table_id: str) -> None:
         """Forget a closed table (a late command reads it back from the store if need be)."""
         table = self.tables.get(table_id)
-        if table is not None and table.state.closed and not table.lock.locked():
+        if table is not None and table.state.closed and (table.users or table.lock.locked()):
+            asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, table_id)  # busy: later
+            return
+        if table is not None and table.state.closed:
             if table.timer is not None:
                 table.timer.cancel()
             if table.seated and self.doors is not None:
@@ -273,10 +283,14 @@ class Service:
     async def resync(self, table: Table) -> None:
         """After a conflict: read the tail; if there is nothing new, the cache is ahead of the
         log (a restored or truncated store), so rebuild the table from the log."""
-        if await self.catch_up(table) == 0:
+        backoff = Backoff(1.0)
+        while await self.catch_up(table) == 0:
+            if await backoff.wait():
+                continue  # a replica that lags shows nothing new yet: ask again before deciding
             self.log.warning("cache_ahead_of_log", table=table.id, last_seq=table.last_seq)
             table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
             await self.catch_up(table)
+            return
 
     async def append(self, table: Table, events: Iterable[Event]) -> None:
         """Append events in order after the cached state; raises ``Conflict`` if beaten."""
@@ -374,7 +388,7 @@ class Service:
             self.log.warning("trigger_failed", table=table_id, error=repr(exc))
             if not self.acknowledges:
                 loop = asyncio.get_running_loop()
-                loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id)))
+                loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries=10)))
 
     async def _catch_up_to(self, table: Table, index: int, patience: float = 3.0) -> None:
         """Read the log until it holds event ``index`` (the trigger in hand). A replica that
@@ -391,16 +405,21 @@ class Service:
                 raise LookupError(f"{table.id}: the log read back ends before event {index}")
             self.store.retried += 1
 
-    async def _refresh(self, table_id: str) -> None:
-        """Catch a table up from the store and act on it (after a failed trigger or a reconnect)."""
+    async def _refresh(self, table_id: str, retries: int = 0) -> None:
+        """Catch a table up from the store and act on it (after a failed trigger or a
+        reconnect); on failure try again a second later, ``retries`` times."""
         table = self._table(table_id)
         async with table.lock:
             try:
                 await self.catch_up(table)
                 await self.settle(table)
                 await self.after_change(table)
+                return
             except Exception as exc:  # one bad table must not stop the others
-                self.log.warning("refresh_failed", table=table_id, error=repr(exc))
+                self.log.warning("refresh_failed", table=table_id, error=repr(exc), retries_left=retries)
+        if retries > 0:
+            loop = asyncio.get_running_loop()
+            loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries - 1)))
 
     async def after_change(self, table: Table) -> None:
         """Hook: after the service caught up with a table (and appended what it owes)."""
@@ -463,14 +482,20 @@ class Service:
         (if its token is valid) is told once, within its rate limit."""
         tokens = msg.subject.split(".")
         player = tokens[2] if len(tokens) > 2 and is_token(tokens[2]) else None
-        if player is None or not self.limits.allow(player) or not self.answers_malformed:
+        if player is None:
+            return
+        if not self.limits.allow(player):
+            self._bench(msg, player, sniff(msg.data))  # odd subjects count toward a flood too
+            return
+        if not self.answers_malformed:
             return
         reply = Reply(ok=False, code="bad_subject", reason="the subject must be skat.cmd.<player>.<table> with ids of letters, digits, '_' or '-'")
         self._spawn(self._reply(msg, reply, sniff(msg.data), player))
 
     async def _on_command(self, msg: Msg, player: str, table_id: str, command: Command, fmt: str) -> None:
         log = self.log.bind(table=table_id, player=player)
-        if table_id not in self.tables and self._absent.get(table_id, 0.0) > time.monotonic():
+        absent_key = f"{player}.{table_id}"  # per player: no one can make a table "absent" for others
+        if table_id not in self.tables and self._absent.get(absent_key, 0.0) > time.monotonic():
             reply = Reply(ok=False, code="no_table", reason=f"no table {table_id!r}")
             await self._reply(msg, reply, fmt, player)
             return
@@ -480,21 +505,28 @@ class Service:
                 await self._reply(msg, Reply(ok=False, code="rate_limited", reason=reason), fmt, player)
             return
         table = self._table(table_id)
-        async with table.lock:
-            try:
-                reply = await self._handle_command(table, player, command)
-            except StoreFull as exc:
-                reply = Reply(ok=False, code="unavailable", reason=str(exc))
-            except TimeoutError as exc:
-                reply = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc}")
-            await self.after_change(table)
-        if not table.state.n and not table.lock.locked():
+        table.users += 1
+        failed = False
+        try:
+            async with table.lock:
+                try:
+                    reply = await self._handle_command(table, player, command)
+                except StoreFull as exc:
+                    reply, failed = Reply(ok=False, code="unavailable", reason=str(exc)), True
+                except (TimeoutError, nats.errors.Error) as exc:
+                    reply, failed = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc!r}"[:300]), True
+                await self.after_change(table)
+        finally:
+            table.users -= 1
+        if not table.state.n and not table.users and self.tables.get(table_id) is table:
             # No such table: do not keep what a typo (or a flood) asked for, but remember for a
-            # moment that it is absent, so that asking again costs no read.
-            self.tables.pop(table_id, None)
-            if len(self._absent) >= MAX_ABSENT:
-                self._absent.clear()
-            self._absent[table_id] = time.monotonic() + ABSENT_FOR
+            # moment that it is absent for this player, so that asking again costs no read
+            # (only when the store said so: an error proves nothing).
+            del self.tables[table_id]
+            if not failed:
+                if len(self._absent) >= MAX_ABSENT:
+                    self._absent.clear()
+                self._absent[absent_key] = time.monotonic() + ABSENT_FOR
         log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
         await self._reply(msg, reply, fmt, player)
 
@@ -514,8 +546,9 @@ class Service:
         is only sent after checking the log's tail, so a stale cache never refuses a good move.
         The happy path therefore costs one acknowledged publish and no read."""
         fresh = False
-        if table.last_seq == 0:
+        if table.last_seq == 0 and not table.found_nothing:
             await self.catch_up(table)
+            table.found_nothing = not table.state.n
             fresh = True
         for _ in range(6):
             state = table.state  # re-read: a resync may have rebuilt it
@@ -534,6 +567,18 @@ class Service:
                     # The log has moved past the prompt this answers: refused for good, and
                     # for that reason (whatever else the cached state would say).
                     return Reply(ok=False, code="stale", reason=f"this answers the prompt at position {command.at}, but the table is at {state.events} or later")
+                if state.n and command.at > state.events:
+                    # The player saw a prompt this cache has not reached (another instance
+                    # appended, or our consumer lags): read until we have it; never refuse a
+                    # move for being ahead of us. Without the budget for it, "busy" (retry).
+                    if command.at > state.events + MAX_AHEAD or not self.reads.allow(player):
+                        return Reply(ok=False, code="busy", reason="the table is catching up; retry")
+                    try:
+                        await self._catch_up_to(table, command.at - 1, patience=1.0)
+                    except LookupError:
+                        return Reply(ok=False, code="busy", reason="the table is catching up; retry")
+                    fresh = True
+                    continue
                 if not fresh and not _definitive(state, command) and self.reads.allow(player):
                     await self.catch_up(table)
                     fresh = True
@@ -644,10 +689,13 @@ class Service:
             if now != seen and self.nc.is_connected:
                 seen = now
                 self.log.info("reconnected_recovering", reconnects=now)
-                if self._consumer is not None:
-                    await self._consumer.kick()
-                await self._recover()
-                await self.on_reconnected()
+                try:
+                    if self._consumer is not None:
+                        await self._consumer.kick()
+                    await self._recover()
+                    await self.on_reconnected()
+                except Exception as exc:  # the watcher must outlive any one failure
+                    self.log.warning("reconnect_recovery_failed", error=repr(exc))
 
     async def on_reconnected(self) -> None:
         """Hook: after a reconnect and the recovery that follows it."""

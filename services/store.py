@@ -58,6 +58,8 @@ from . import logs, natsfast
 natsfast.install()
 
 WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
+DUPLICATE_IN_PROCESS: Final = 10158
+"""A clustered stream still working on an earlier attempt with this message id: ask again."""
 DEFAULT_MAX_BYTES: Final = 1 << 30
 
 
@@ -207,7 +209,7 @@ class EventStore:
                     raise Conflict(f"{table}: entry {index} was written by someone else") from exc
                 if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
                     raise StoreFull(f"the event store is full: {exc.description}") from exc
-                if not isinstance(exc, TRANSIENT):
+                if not isinstance(exc, TRANSIENT) and exc.err_code != DUPLICATE_IN_PROCESS:
                     raise
                 last_error: Exception = exc
             except TRANSIENT as exc:
@@ -222,8 +224,12 @@ class EventStore:
         return bool(part) and part[0].data == data
 
     async def _landed(self, table: str, expected_seq: int, my_id: str, data: bytes) -> int | None:
-        """The sequence of our own event if an earlier attempt of this append was stored."""
-        after = await self.read(table, after_seq=expected_seq, limit=1)
+        """The sequence of our own event if an earlier attempt of this append was stored. The
+        server just said something follows ``expected_seq``; a replica answering the read may
+        not have it yet, so an empty read is asked again before it counts."""
+        backoff = Backoff(1.0)
+        while not (after := await self.read(table, after_seq=expected_seq, limit=1)) and await backoff.wait():
+            pass
         if after and after[0].data == data and msg_id(table, after[0].index) == my_id:
             return after[0].seq
         return None

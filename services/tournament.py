@@ -10,6 +10,7 @@ every table is itself a deterministic, event-sourced log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import json
 import sys
@@ -116,6 +117,10 @@ class TournamentLog:
                 break
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
+                    landed = await self._landed(tid, headers["Nats-Msg-Id"])
+                    if landed is not None:  # an earlier attempt of ours was stored after all
+                        self.last_seq, self.count = landed, self.count + 1
+                        return
                     raise RuntimeError(f"tournament {tid} was changed by someone else: is it running twice?") from exc
                 if not isinstance(exc, TRANSIENT):
                     raise
@@ -126,6 +131,14 @@ class TournamentLog:
                 raise Unavailable(f"the tournament log did not answer for {self.patience:.0f} s: {error!r}")
         self.last_seq = ack.seq
         self.count += 1
+
+    async def _landed(self, tid: str, my_id: str) -> int | None:
+        """The sequence of the tournament's last event if it is the one with ``my_id``."""
+        with contextlib.suppress(Exception):
+            last = await self.js.get_last_msg(STREAM, f"skat.tournament.{tid}")
+            if (last.headers or {}).get("Nats-Msg-Id") == my_id:
+                return int(last.seq or 0)
+        return None
 
 
 class Progress:

@@ -35,7 +35,7 @@ from protocol.wire import Hello, Update, encode
 
 from .ratelimit import PlayerLimits
 from .runtime import Service, Table
-from .store import replicas_setting
+from .store import TRANSIENT, Backoff, Unavailable, replicas_setting
 
 PREFERENCES: Final = "skat-players"
 """Key-value bucket: each player's own choice of encoding (key: player id), so that it
@@ -76,7 +76,14 @@ class Views(Service):
     async def start(self) -> None:
         # Before the consumer starts: the first prompts must already go out in the right encoding.
         config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
-        self._preferences = await self.store.js.create_key_value(config)
+        backoff = Backoff(self.store.patience)
+        while True:  # a cluster still electing its leaders answers 503 for a few seconds
+            try:
+                self._preferences = await self.store.js.create_key_value(config)
+                break
+            except TRANSIENT as exc:
+                if not await backoff.wait():
+                    raise Unavailable(f"the {PREFERENCES} bucket could not be opened: {exc!r}") from exc
         await super().start()
 
     async def on_start(self) -> None:
@@ -139,6 +146,9 @@ class Views(Service):
                 choice = ((await self._preferences.get(player)).value or b"").decode()
             except KeyNotFoundError:
                 choice = ""
+            except Exception as exc:  # the bucket is briefly away: the table's choice, ask again later
+                self._warn_once("preferences_unavailable", error=repr(exc))
+                return table.state.formats.get(player, "msgpack")
             self._formats[player] = choice if choice in ("json", "msgpack") else None
         return self._formats.get(player) or table.state.formats.get(player, "msgpack")
 
@@ -161,13 +171,15 @@ class Views(Service):
         state = table.state
         if not state.n or self._sent.get(table.id) == state.events:
             return
-        self._sent[table.id] = state.events
         mover = state.to_move
         # Every seat gets its view when its cards change hands (a new deal, a finished one);
         # otherwise only the seat to move gets one, its turn prompt. Everything in between is
         # on the public feed, and each prompt carries the deal's history so far: sending every
         # seat a full view after every event cost three times the traffic and grew with the deal.
-        everyone = self._new_deal_or_result.pop(table.id, False)
+        everyone = self._new_deal_or_result.get(table.id, False)
         for seat, player in enumerate(state.players):
             if seat == mover or everyone:
                 await self._send(table, seat, player, your_turn=seat == mover)
+        # Marked only once sent (under the table's lock): a failure leaves it to the next try.
+        self._sent[table.id] = state.events
+        self._new_deal_or_result.pop(table.id, None)

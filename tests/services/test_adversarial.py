@@ -388,3 +388,22 @@ async def test_a_player_asks_for_json_updates_itself_and_keeps_them_across_a_res
     answer = msgspec.json.decode((await inbox.request("skat.hello.jay", b'{"format": "xml"}', 2.0)).data)
     assert "error" in answer and answer["prompts"] == 0
 
+
+
+async def test_asking_for_a_table_before_it_opens_does_not_hide_it_from_its_players(stack: Stack, nc: Client) -> None:
+    """Table ids can be guessed (tournaments number them). Mallory asks for one just before it
+    opens; the services remember "no such table" for her only, never for its players."""
+    names = ["ann", "bob", "cyd"]
+    players = await _seat_everyone(nc, names, "soon")
+    inbox = Inbox(nc, "mallory")
+    await inbox.start()
+    for _ in range(3):
+        answer = decode((await inbox.request("skat.cmd.mallory.soon", encode(Bid(value=18)), 2.0)).data, Reply)
+        assert answer.code == "no_table"
+    rules = Rules(rounds=1, turn_seconds=60)
+    assert (await open_table(nc, OpenTable(table="soon", players=names, rules=rules, seed="soon"))).ok
+    log = await wait_closed(nc, "soon")
+    for p in players:
+        await p.stop()
+    assert log == _pure("soon", names, rules, "soon", "soon")
+    assert not [r for p in players for r in p.rejections] and not any(p.retries for p in players)

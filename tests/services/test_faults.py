@@ -67,6 +67,31 @@ async def test_two_instances_of_each_writer(stack: Stack, nc: Client) -> None:
         await p.stop()
 
 
+async def test_a_cache_behind_the_prompt_never_refuses_a_good_move(nats_server: object, nc: Client) -> None:
+    """Two instances of every writer share the triggers, so an instance often gets a command
+    answering a prompt it has not seen yet. With almost no read budget, such a command must be
+    answered "busy" (and retried), never refused: every move is taken, nobody times out."""
+    from services.main import wait_ready
+
+    stack = Stack(nats_server.url)  # type: ignore[attr-defined]
+    stack.env["SKAT_PLAYER_READS"] = "1"
+    stack.start_all()
+    for name in ("bidding", "play"):
+        stack.start(name)
+    try:
+        await wait_ready(stack.url)
+        players = await _players(nc)
+        for t in ("c1", "c2", "c3", "c4"):
+            assert (await open_table(nc, OpenTable(table=t, players=PLAYERS, rules=RULES, seed=t))).ok
+        for t in ("c1", "c2", "c3", "c4"):
+            assert await wait_closed(nc, t) == pure_log(t, RULES, t, "f")
+        for p in players:
+            await p.stop()
+        assert not [r for p in players for r in p.rejections], [r for p in players for r in p.rejections]
+    finally:
+        stack.stop()
+
+
 async def test_duplicate_publish_is_stored_once(nc: Client) -> None:
     store = EventStore(nc)
     await store.ensure_stream()
