@@ -108,7 +108,11 @@ async def _round(
 async def _measure(opts: Options) -> list[Row]:
     tables, rounds, pairs = (4, 1, 2) if opts.quick else (8, 2, 3)
     with EmbeddedServer() as server:
-        env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_BENCH_LOG", "warning"), "SKAT_PLAYER_RATE": str(RATE)}
+        env = {
+            **os.environ,
+            "SKAT_LOG_LEVEL": os.environ.get("SKAT_BENCH_LOG", "warning"),
+            "SKAT_PLAYER_RATE": str(RATE),
+        }
         procs = [
             subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", server.url], env=env)
             for name in SERVICES
@@ -143,20 +147,44 @@ async def _measure(opts: Options) -> list[Row]:
     noise99 = (max(calm99) - min(calm99)) / base99
     worst_growth = max(rss_growth.values())
     return [
-        Row("flooder's send rate", sent_total / flood_time, "msgs/s",
-            note=f"{FACTOR}x the per-player limit of {RATE}/s, plus a hello and a 60 KB message per 10 ms"),
-        Row("calm: command -> next prompt p50", base50 * 1e6, "us",
-            note=f"median of {pairs} calm runs, {tables} tables; spread between calm runs {100 * noise50:.0f} % of it"),
-        Row("flooded: command -> next prompt p50", sorted(flood50)[len(flood50) // 2] * 1e6, "us",
+        Row(
+            "flooder's send rate",
+            sent_total / flood_time,
+            "msgs/s",
+            note=f"{FACTOR}x the per-player limit of {RATE}/s, plus a hello and a 60 KB message per 10 ms",
+        ),
+        Row(
+            "calm: command -> next prompt p50",
+            base50 * 1e6,
+            "us",
+            note=f"median of {pairs} calm runs, {tables} tables; spread between calm runs {100 * noise50:.0f} % of it",
+        ),
+        Row(
+            "flooded: command -> next prompt p50",
+            sorted(flood50)[len(flood50) // 2] * 1e6,
+            "us",
             relative=sorted(flood50)[len(flood50) // 2] / base50,
-            note="x baseline = multiple of the calm p50 (1.00 = unchanged)"),
-        Row("calm: command -> next prompt p99", base99 * 1e6, "us",
-            note=f"spread between calm runs {100 * noise99:.0f} % of it"),
-        Row("flooded: command -> next prompt p99", sorted(flood99)[len(flood99) // 2] * 1e6, "us",
+            note="x baseline = multiple of the calm p50 (1.00 = unchanged)",
+        ),
+        Row(
+            "calm: command -> next prompt p99",
+            base99 * 1e6,
+            "us",
+            note=f"spread between calm runs {100 * noise99:.0f} % of it",
+        ),
+        Row(
+            "flooded: command -> next prompt p99",
+            sorted(flood99)[len(flood99) // 2] * 1e6,
+            "us",
             relative=sorted(flood99)[len(flood99) // 2] / base99,
-            note="x baseline = multiple of the calm p99 (1.00 = unchanged)"),
-        Row("largest service memory growth", worst_growth, "MB",
-            note=", ".join(f"{n} {g:+.1f}" for n, g in rss_growth.items()) + " (RSS after all runs - after warm-up)"),
+            note="x baseline = multiple of the calm p99 (1.00 = unchanged)",
+        ),
+        Row(
+            "largest service memory growth",
+            worst_growth,
+            "MB",
+            note=", ".join(f"{n} {g:+.1f}" for n, g in rss_growth.items()) + " (RSS after all runs - after warm-up)",
+        ),
     ]
 
 

@@ -30,7 +30,6 @@ from typing import Any
 
 import nats
 from nats.aio.client import Client
-
 from nats.aio.msg import Msg
 
 from protocol.events import MSGPACK, TableClosed
@@ -222,18 +221,36 @@ async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], s
     rows = [
         Row("raw acked JetStream publishes", raw_rate, "msgs/s", note="128 concurrent publishers, file storage"),
         Row("raw ceiling", ceiling, "deals/s", note=f"/ {per_deal:.1f} events per deal"),
-        Row("stack deals/s", rate, "deals/s", target=CEILING_SHARE_TARGET * ceiling, relative=rate / ceiling,
-            note=f"{deals} deals at {tables} tables in {seconds:.1f} s; x baseline = share of the ceiling"),
+        Row(
+            "stack deals/s",
+            rate,
+            "deals/s",
+            target=CEILING_SHARE_TARGET * ceiling,
+            relative=rate / ceiling,
+            note=f"{deals} deals at {tables} tables in {seconds:.1f} s; x baseline = share of the ceiling",
+        ),
         Row("raw request/reply p50", rr50 * 1e6, "us", note=f"p99 {rr99 * 1e6:.0f} us, responder in another process"),
-        Row("command -> next prompt p50, one table alone", solo50 * 1e6, "us", relative=solo50 / rr50,
-            note=f"p99 {solo99 * 1e6:.0f} us; x baseline = multiple of raw request/reply (target <= {LATENCY_FACTOR_TARGET:.0f})"),
-        Row(f"command -> next prompt p50, {tables} tables", lat50 * 1e6, "us", relative=lat50 / rr50,
-            note=f"p99 {lat99 * 1e6:.0f} us; under full load: mostly queueing"),
+        Row(
+            "command -> next prompt p50, one table alone",
+            solo50 * 1e6,
+            "us",
+            relative=solo50 / rr50,
+            note=f"p99 {solo99 * 1e6:.0f} us; x baseline = multiple of raw request/reply (target <= {LATENCY_FACTOR_TARGET:.0f})",
+        ),
+        Row(
+            f"command -> next prompt p50, {tables} tables",
+            lat50 * 1e6,
+            "us",
+            relative=lat50 / rr50,
+            note=f"p99 {lat99 * 1e6:.0f} us; under full load: mostly queueing",
+        ),
     ]
     total_cpu = sum(cpu.values())
     rows.append(Row("CPU used / wall time", total_cpu / seconds, "cores", note="2 cores on the reference machine"))
     for name, used in sorted(cpu.items(), key=lambda kv: -kv[1]):
-        rows.append(Row(f"  {name}", 1e6 * used / events, "us/event", note=f"{100 * used / total_cpu:.0f} % of the CPU used"))
+        rows.append(
+            Row(f"  {name}", 1e6 * used / events, "us/event", note=f"{100 * used / total_cpu:.0f} % of the CPU used")
+        )
     report = _profile_report(profile_dir) if profile_dir else ""
     return rows, report
 

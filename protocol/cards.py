@@ -171,14 +171,10 @@ class CardOrder:
                 strength[c] = _PLAIN_ORDER.index(r)
         self.klass: tuple[int, ...] = tuple(klass)
         self.strength: tuple[int, ...] = tuple(strength)
-        self.class_masks: tuple[int, ...] = tuple(
-            mask(c for c in range(32) if klass[c] == k) for k in range(5)
-        )
+        self.class_masks: tuple[int, ...] = tuple(mask(c for c in range(32) if klass[c] == k) for k in range(5))
         self.trumps: int = self.class_masks[TRUMP]
         # Trumps from the highest down: what matadors are counted along.
-        self.trump_sequence: tuple[int, ...] = tuple(
-            sorted(cards_of(self.trumps), key=lambda c: -strength[c])
-        )
+        self.trump_sequence: tuple[int, ...] = tuple(sorted(cards_of(self.trumps), key=lambda c: -strength[c]))
 
     def trick_winner(self, cards: tuple[int, int, int] | list[int]) -> int:
         """Index (0..2) within the trick of the card that wins it."""

@@ -12,7 +12,7 @@ from typing import Final
 import msgspec
 
 from .cards import CODES, CardCode
-from .games import GameType, HAND_DECLARATIONS, PICKUP_DECLARATIONS, BID_LADDERS
+from .games import BID_LADDERS, HAND_DECLARATIONS, PICKUP_DECLARATIONS, GameType
 
 
 class Command(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, omit_defaults=True):
@@ -75,9 +75,7 @@ class Resign(Command, tag="resign"):
     """Give up the deal: the declarer concedes, or a defender concedes (both must)."""
 
 
-AnyCommand = (
-    Bid | Hold | Pass | PickUpSkat | Discard | Declare | Kontra | Re | PlayCard | ShowCards | Resign
-)
+AnyCommand = Bid | Hold | Pass | PickUpSkat | Discard | Declare | Kontra | Re | PlayCard | ShowCards | Resign
 
 # Shared instances: legal-action lists hand these out instead of building new objects.
 HOLD: Final = Hold()
@@ -90,12 +88,9 @@ RESIGN: Final = Resign()
 PLAY: Final[tuple[PlayCard, ...]] = tuple(PlayCard(card=c) for c in CODES)  # type: ignore[arg-type]
 BIDS: Final[dict[int, Bid]] = {v: Bid(value=v) for ladder in BID_LADDERS.values() for v in ladder}
 HAND_DECLARES: Final[tuple[Declare, ...]] = tuple(
-    Declare(game=d.game, schneider=d.schneider, schwarz=d.schwarz, ouvert=d.ouvert)
-    for d in HAND_DECLARATIONS
+    Declare(game=d.game, schneider=d.schneider, schwarz=d.schwarz, ouvert=d.ouvert) for d in HAND_DECLARATIONS
 )
-PICKUP_DECLARES: Final[tuple[Declare, ...]] = tuple(
-    Declare(game=d.game, ouvert=d.ouvert) for d in PICKUP_DECLARATIONS
-)
+PICKUP_DECLARES: Final[tuple[Declare, ...]] = tuple(Declare(game=d.game, ouvert=d.ouvert) for d in PICKUP_DECLARATIONS)
 DISCARDS: Final[dict[tuple[int, int], Discard]] = {
     (a, b): Discard(cards=(CODES[a], CODES[b]))  # type: ignore[arg-type]
     for a in range(32)

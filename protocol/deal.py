@@ -97,11 +97,7 @@ class Deal:
     def __init__(self, hands: tuple[int, int, int] | list[int], skat: int, rules: Rules | None = None) -> None:
         rules = rules or Rules()
         all_cards = hands[0] | hands[1] | hands[2] | skat
-        if (
-            all_cards != C.ALL
-            or any(h.bit_count() != 10 for h in hands)
-            or skat.bit_count() != 2
-        ):
+        if all_cards != C.ALL or any(h.bit_count() != 10 for h in hands) or skat.bit_count() != 2:
             raise ValueError("a deal is three hands of 10 cards and a skat of 2, all 32 cards once")
         self.rules = rules
         self.ladder: tuple[int, ...] = BID_LADDERS[rules.profile]
@@ -547,4 +543,3 @@ _HANDLERS = {
     ShowCards: Deal._show,
     Resign: Deal._resign,
 }
-

@@ -38,16 +38,14 @@ from .events import (
     KontraSaid,
     Passed,
     PlayerTimedOut,
-    Resigned,
     ReSaid,
+    Resigned,
     SkatTaken,
 )
 from .games import Declaration
 from .table import TableState, due
 
-RejectionCode = Literal[
-    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale"
-]
+RejectionCode = Literal["out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale"]
 
 
 class Rejection(msgspec.Struct, frozen=True, kw_only=True):

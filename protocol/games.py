@@ -38,7 +38,12 @@ class Declaration(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
 
     def __str__(self) -> str:
         words = [GAME_NAMES[self.game]]
-        for word, on in (("hand", self.hand), ("schneider", self.schneider), ("schwarz", self.schwarz), ("ouvert", self.ouvert)):
+        for word, on in (
+            ("hand", self.hand),
+            ("schneider", self.schneider),
+            ("schwarz", self.schwarz),
+            ("ouvert", self.ouvert),
+        ):
             if on:
                 words.append(word)
         return " ".join(words)

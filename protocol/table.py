@@ -19,15 +19,15 @@ import msgspec
 from . import cards as C
 from .cards import CODES, INDEX
 from .commands import (
+    BIDS,
     HOLD,
     KONTRA,
     PASS,
     PICKUP,
+    PLAY,
     RE,
     RESIGN,
     SHOW,
-    BIDS,
-    PLAY,
     Bid,
     Command,
     Declare,
@@ -52,8 +52,8 @@ from .events import (
     KontraSaid,
     Passed,
     PlayerTimedOut,
-    Resigned,
     ReSaid,
+    Resigned,
     SkatTaken,
     TableClosed,
     TableOpened,

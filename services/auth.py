@@ -258,7 +258,11 @@ def load_auth(out_dir: str | os.PathLike[str]) -> AuthDir:
     try:
         meta = json.loads(meta_path.read_text())
     except FileNotFoundError:
-        old = " (it holds an old credentials.json: run skat auth again for NKeys)" if (base / "credentials.json").exists() else ""
+        old = (
+            " (it holds an old credentials.json: run skat auth again for NKeys)"
+            if (base / "credentials.json").exists()
+            else ""
+        )
         raise AuthError(f"{base}: no {META_FILE}; write it with skat auth --out {out_dir}{old}") from None
     except (OSError, ValueError) as exc:
         raise AuthError(f"{meta_path}: cannot read it ({exc.__class__.__name__})") from None

@@ -44,15 +44,21 @@ def _now() -> datetime.datetime:
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
-def ensure_ca(cert_path: Path, key_path: Path, name: str = "skatbus CA") -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+def ensure_ca(
+    cert_path: Path, key_path: Path, name: str = "skatbus CA"
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     """The CA in ``cert_path``/``key_path``, made if either is missing or unusable."""
     try:
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
         key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
-        if isinstance(key, ec.EllipticCurvePrivateKey) and cert.not_valid_after_utc > _now() + datetime.timedelta(days=30):
+        if isinstance(key, ec.EllipticCurvePrivateKey) and cert.not_valid_after_utc > _now() + datetime.timedelta(
+            days=30
+        ):
             return cert, key
     except (OSError, ValueError, TypeError):
         pass
@@ -69,8 +75,15 @@ def ensure_ca(cert_path: Path, key_path: Path, name: str = "skatbus CA") -> tupl
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=False, content_commitment=False, key_encipherment=False, data_encipherment=False,
-                key_agreement=False, key_cert_sign=True, crl_sign=True, encipher_only=False, decipher_only=False,
+                digital_signature=False,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -115,8 +128,15 @@ def issue_server_cert(
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
-                key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )

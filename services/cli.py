@@ -35,33 +35,63 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
-    upp.add_argument("--cluster", type=int, default=0, metavar="N",
-                     help="run a local N-node JetStream cluster on loopback instead of one server (try 3); streams get N replicas")
-    upp.add_argument("--auth", default=None, metavar="DIR",
-                     help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)")
+    upp.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run a local N-node JetStream cluster on loopback instead of one server (try 3); streams get N replicas",
+    )
+    upp.add_argument(
+        "--auth",
+        default=None,
+        metavar="DIR",
+        help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)",
+    )
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
     bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic")
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
     add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
-    auth = sub.add_parser("auth", help="write a nats-server configuration with one NKey user per player",
-                          description="Write OUT/nats-server.conf (public keys only), a seed file per user "
-                                      "(OUT/<player>.nk, OUT/skat-services.nk; mode 0600) and OUT/skat-auth.json. "
-                                      "Running it again keeps existing keys (add players freely) and the CA.")
+    auth = sub.add_parser(
+        "auth",
+        help="write a nats-server configuration with one NKey user per player",
+        description="Write OUT/nats-server.conf (public keys only), a seed file per user "
+        "(OUT/<player>.nk, OUT/skat-services.nk; mode 0600) and OUT/skat-auth.json. "
+        "Running it again keeps existing keys (add players freely) and the CA.",
+    )
     auth.add_argument("--players", required=True, help="comma-separated player ids")
     auth.add_argument("--out", required=True, help="directory for the configuration and the key files")
     auth.add_argument("--store", default=None, help="JetStream data directory (default: OUT/jetstream)")
-    auth.add_argument("--listen", default=None, metavar="HOST:PORT",
-                      help="where the server listens (default 127.0.0.1:4222; 0.0.0.0:4222 for remote players, with TLS)")
+    auth.add_argument(
+        "--listen",
+        default=None,
+        metavar="HOST:PORT",
+        help="where the server listens (default 127.0.0.1:4222; 0.0.0.0:4222 for remote players, with TLS)",
+    )
     auth.add_argument("--port", type=int, default=None, help="shorthand for --listen 127.0.0.1:PORT")
-    auth.add_argument("--tls", action="store_true", help="make a CA (OUT/ca.pem, for the players) and a server certificate")
-    auth.add_argument("--tls-name", action="append", default=[], metavar="NAME",
-                      help="with --tls: another DNS name or IP the certificate is for (repeatable)")
+    auth.add_argument(
+        "--tls", action="store_true", help="make a CA (OUT/ca.pem, for the players) and a server certificate"
+    )
+    auth.add_argument(
+        "--tls-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --tls: another DNS name or IP the certificate is for (repeatable)",
+    )
     auth.add_argument("--tls-cert", default=None, metavar="FILE", help="use this server certificate (PEM) instead")
     auth.add_argument("--tls-key", default=None, metavar="FILE", help="... and its private key")
-    auth.add_argument("--tls-ca", default=None, metavar="FILE", help="... and the CA certificate clients need (unless a public CA)")
-    auth.add_argument("--player-connections", type=int, default=None, metavar="N",
-                      help="connections per player in the players' shared cap (default 4)")
+    auth.add_argument(
+        "--tls-ca", default=None, metavar="FILE", help="... and the CA certificate clients need (unless a public CA)"
+    )
+    auth.add_argument(
+        "--player-connections",
+        type=int,
+        default=None,
+        metavar="N",
+        help="connections per player in the players' shared cap (default 4)",
+    )
     auth.add_argument("--rotate-keys", action="store_true", help="new keys for everybody (default: keep existing ones)")
     sub.add_parser("schema", help="print the JSON Schema of every message a player sends or receives")
     for name in _COMMAND_MODULES:
@@ -73,8 +103,13 @@ def main(argv: list[str] | None = None) -> int:
             continue  # not part of this installation
         module.register(sub)
     for p in (run, tour, svc, upp):
-        p.add_argument("--replicas", type=int, default=None, metavar="N",
-                       help="copies of every stream created (1-5; $SKAT_REPLICAS, default 1): 3 on a 3-node cluster")
+        p.add_argument(
+            "--replicas",
+            type=int,
+            default=None,
+            metavar="N",
+            help="copies of every stream created (1-5; $SKAT_REPLICAS, default 1): 3 on a 3-node cluster",
+        )
     args = parser.parse_args(argv)
     if getattr(args, "replicas", None) is not None:
         if not 1 <= args.replicas <= 5:
@@ -97,8 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser, run: argparse.ArgumentParser,
-              tour: argparse.ArgumentParser) -> int:
+def _dispatch(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    run: argparse.ArgumentParser,
+    tour: argparse.ArgumentParser,
+) -> int:
     """Run the chosen command. Input mistakes raise ``SettingsError``, ``AuthError`` or
     ``CertError`` (one line on stderr, exit 2: ``main``); anything else is a bug and shows
     its traceback."""
@@ -203,21 +242,28 @@ def _auth(args: argparse.Namespace) -> int:
     for warning in written.warnings:
         print(f"skat auth: warning: {warning}", file=sys.stderr)
     out = args.out.rstrip("/")
-    print(f"wrote {out}/nats-server.conf (public keys only, listen {written.listen}{', TLS' if written.tls else ''}), "
-          f"{out}/skat-auth.json and a key file per user ({len(written.players)} player{'s' if len(written.players) != 1 else ''}):")
+    print(
+        f"wrote {out}/nats-server.conf (public keys only, listen {written.listen}{', TLS' if written.tls else ''}), "
+        f"{out}/skat-auth.json and a key file per user ({len(written.players)} player{'s' if len(written.players) != 1 else ''}):"
+    )
     for player in written.players:
         print(f"  {player:<16} {written.seed_file(player)}")
     print(f"  {'(services)':<16} {written.seed_file('skat-services')}")
     if written.ca_file:
         print(f"CA for the players: {written.ca_file}")
     if args.tls and written.host in ("0.0.0.0", "::") and not args.tls_name:
-        print("skat auth: warning: the certificate is for localhost only; add --tls-name HOST (the name remote players "
-              "connect to)", file=sys.stderr)
+        print(
+            "skat auth: warning: the certificate is for localhost only; add --tls-name HOST (the name remote players "
+            "connect to)",
+            file=sys.stderr,
+        )
     tls_flags = f" --tls-ca {written.ca_file}" if written.ca_file else ""
     print("Give each player its own .nk file (and nothing else of this directory but the CA).")
     print(f"start everything: skat up --auth {out}")
-    print(f"a player:         skat bot random --player {written.players[0]} --nats {written.url()} "
-          f"--creds {written.seed_file(written.players[0])}{tls_flags}")
+    print(
+        f"a player:         skat bot random --player {written.players[0]} --nats {written.url()} "
+        f"--creds {written.seed_file(written.players[0])}{tls_flags}"
+    )
     return 0
 
 

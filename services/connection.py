@@ -113,7 +113,9 @@ def split_servers(text: str, check: bool = True) -> tuple[str, ...]:
         except ValueError:
             sch, host, port = "", "", -1
         if sch not in SCHEMES or not host or port == -1 or (port is not None and not 0 < port < 65536):
-            raise SettingsError(f"not a NATS server URL: {safe_server(url, scheme=True)!r} (want nats://HOST:PORT or tls://HOST:PORT)")
+            raise SettingsError(
+                f"not a NATS server URL: {safe_server(url, scheme=True)!r} (want nats://HOST:PORT or tls://HOST:PORT)"
+            )
     return urls
 
 
@@ -162,7 +164,11 @@ def read_credentials(path: str | os.PathLike[str]) -> CredentialsFile:
             doc = json.loads(stripped)
         except ValueError:
             raise SettingsError(f"{name}: not valid JSON") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("user"), str) or not isinstance(doc.get("password"), str):
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("user"), str)
+            or not isinstance(doc.get("password"), str)
+        ):
             raise SettingsError(f'{name}: want {{"user": "...", "password": "..."}}')
         return CredentialsFile(name, "password", {"user": doc["user"], "password": doc["password"]})
     if b"BEGIN USER NKEY SEED" in data:
@@ -307,11 +313,19 @@ def add_arguments(parser: argparse.ArgumentParser, nats_help: str | None = None)
         "--nats", default=None, metavar="URL[,URL...]",
         help=nats_help or f"server(s), comma-separated: nats://HOST:PORT or tls://HOST:PORT (default: ${ENV_URL} or {DEFAULT_URL})",
     )  # fmt: skip
-    parser.add_argument("--creds", default=None, metavar="FILE",
-                        help=f"credentials file: an NKey seed (skat auth's DIR/<player>.nk), a .creds file, "
-                             f"or JSON {{\"user\", \"password\"}} (default: ${ENV_CREDS})")
-    parser.add_argument("--tls-ca", default=None, metavar="FILE",
-                        help=f"CA certificate the server's must chain to; requires TLS (default: ${ENV_CA})")
+    parser.add_argument(
+        "--creds",
+        default=None,
+        metavar="FILE",
+        help=f"credentials file: an NKey seed (skat auth's DIR/<player>.nk), a .creds file, "
+        f'or JSON {{"user", "password"}} (default: ${ENV_CREDS})',
+    )
+    parser.add_argument(
+        "--tls-ca",
+        default=None,
+        metavar="FILE",
+        help=f"CA certificate the server's must chain to; requires TLS (default: ${ENV_CA})",
+    )
 
 
 def from_args(args: argparse.Namespace, default: str | None = DEFAULT_URL) -> ConnectionSettings | None:
@@ -325,7 +339,9 @@ def from_args(args: argparse.Namespace, default: str | None = DEFAULT_URL) -> Co
         if getattr(args, "creds", None) or getattr(args, "tls_ca", None):
             raise SettingsError("--creds and --tls-ca need a server: give --nats URL")
         return None
-    return ConnectionSettings.build(nats, getattr(args, "creds", None), getattr(args, "tls_ca", None), default=default or DEFAULT_URL)
+    return ConnectionSettings.build(
+        nats, getattr(args, "creds", None), getattr(args, "tls_ca", None), default=default or DEFAULT_URL
+    )
 
 
 def _has_userinfo(text: str) -> bool:

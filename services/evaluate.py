@@ -169,8 +169,7 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
             file=out,
         )
     print(
-        f"\n{ev.deals} deals at {ev.tables} tables (all six seatings), {ev.passed_in} passed in, "
-        f"{ev.seconds:.1f} s.",
+        f"\n{ev.deals} deals at {ev.tables} tables (all six seatings), {ev.passed_in} passed in, {ev.seconds:.1f} s.",
         file=out,
     )
 

@@ -273,6 +273,8 @@ MODELS: Final[dict[str, tuple[float, ...]]] = {
     # null/hand: 851 samples, 33.5% won
     "null/hand": (1.91, 0.134, -0.531, -0.0155, 0.836, -0.105),
 }
+
+
 def family(game: str) -> str:
     return "suit" if game in SUIT_GAMES else ("grand" if game == "G" else "null")
 
@@ -565,7 +567,9 @@ class Seen:
         self.kind = kind
         self.order = ORDERS[kind]
         self.declarer = v.declarer
-        self.partner = next((s for s in seats if s != self.me and s != v.declarer), None) if v.declarer is not None else None
+        self.partner = (
+            next((s for s in seats if s != self.me and s != v.declarer), None) if v.declarer is not None else None
+        )
         order = self.order
         self.voids: dict[int, int] = {s: 0 for s in seats}
         played = 0
@@ -936,7 +940,9 @@ def _defender_lead(seen: Seen, cards: list[int]) -> int:
         return max(cash, key=lambda c: (POINTS[c], -order.strength[c]))
     # 2. Into the partner's void, if the declarer still follows that suit.
     if partner is not None:
-        ruffable = [c for c in side if seen.voids[partner] >> order.klass[c] & 1 and not decl_void >> order.klass[c] & 1]
+        ruffable = [
+            c for c in side if seen.voids[partner] >> order.klass[c] & 1 and not decl_void >> order.klass[c] & 1
+        ]
         if ruffable:
             return min(ruffable, key=lambda c: (POINTS[c], order.strength[c]))
     if side:

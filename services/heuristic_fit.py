@@ -134,7 +134,9 @@ def _run(args: tuple[str, int]) -> list[Sample]:
     return out
 
 
-def fit_logistic(xs: Sequence[Sequence[float]], ys: Sequence[bool], l2: float = 1.0, iterations: int = 25) -> list[float]:
+def fit_logistic(
+    xs: Sequence[Sequence[float]], ys: Sequence[bool], l2: float = 1.0, iterations: int = 25
+) -> list[float]:
     """Logistic regression by Newton's method with a small ridge penalty (no numpy needed)."""
     d = len(xs[0])
     w = [0.0] * d

@@ -74,7 +74,9 @@ def run_local_tournament(tables: int = 3, rounds: int = 4, seed: str = "skatbus"
             nonlocal deals_done
             deals_done += 1
             row = run.state.sheet[-1]
-            print(f"[{deals_done:3}/{total_deals}] {run.table} deal {row.deal:2}  {describe(run, row.result)}", file=out)
+            print(
+                f"[{deals_done:3}/{total_deals}] {run.table} deal {row.deal:2}  {describe(run, row.result)}", file=out
+            )
 
         runs.append(play_table(f"table-{t + 1}", players, bots, rules, f"{seed}/table-{t + 1}", show))
     elapsed = time.perf_counter() - started
@@ -103,6 +105,12 @@ def print_standings(runs: list[TableRun], out=sys.stdout) -> None:
             won = sum(1 for g in declared if g.won)
             rows.append((s.sf_totals[seat], name, run.table, s.totals[seat], len(declared), won, len(s.sheet)))
     rows.sort(reverse=True)
-    print(f"{'#':>2}  {'player':<12} {'table':<8} {'Seeger-Fabian':>13} {'per deal':>9} {'list':>6} {'games':>5} {'won':>4}", file=out)
+    print(
+        f"{'#':>2}  {'player':<12} {'table':<8} {'Seeger-Fabian':>13} {'per deal':>9} {'list':>6} {'games':>5} {'won':>4}",
+        file=out,
+    )
     for i, (sf, name, table, total, games, won, deals) in enumerate(rows, 1):
-        print(f"{i:>2}  {name:<12} {table:<8} {sf:>13} {sf / max(deals, 1):>9.1f} {total:>6} {games:>5} {won:>4}", file=out)
+        print(
+            f"{i:>2}  {name:<12} {table:<8} {sf:>13} {sf / max(deals, 1):>9.1f} {total:>6} {games:>5} {won:>4}",
+            file=out,
+        )

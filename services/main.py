@@ -106,7 +106,9 @@ def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) 
             p.wait()
 
 
-async def wait_ready(url: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0) -> None:
+async def wait_ready(
+    url: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0
+) -> None:
     """Until every named service answers its health check (``skat.health.<name>``)."""
     from protocol.subjects import health_subject
 
@@ -179,7 +181,12 @@ def up(
             nodes = LocalCluster(cluster, store_root=store_dir)
             nodes.start()
             settings = ConnectionSettings(tuple(nodes.urls))
-            log.info("cluster_started", servers=settings.describe(), pids=list(nodes.pids.values()), replicas=os.environ["SKAT_REPLICAS"])
+            log.info(
+                "cluster_started",
+                servers=settings.describe(),
+                pids=list(nodes.pids.values()),
+                replicas=os.environ["SKAT_REPLICAS"],
+            )
         elif url is None:
             auth = None
             if auth_dir:
@@ -187,13 +194,20 @@ def up(
 
                 auth = load_auth(auth_dir)
                 # Assigned before start, so that Ctrl-C during the start still stops it.
-                server = EmbeddedServer(store_dir=auth.store_dir, config=auth.config, host=auth.host, port=auth.port, tls=auth.tls)
+                server = EmbeddedServer(
+                    store_dir=auth.store_dir, config=auth.config, host=auth.host, port=auth.port, tls=auth.tls
+                )
             else:
                 server = EmbeddedServer(store_dir=store_dir)
             server.start()
             settings = auth.settings(SERVICE_USER, server.url) if auth else ConnectionSettings((server.url,))
             log.info(
-                "nats_started", url=settings.describe(), pid=server.pid, store=server.store_dir, auth=bool(auth_dir), tls=server.tls
+                "nats_started",
+                url=settings.describe(),
+                pid=server.pid,
+                store=server.store_dir,
+                auth=bool(auth_dir),
+                tls=server.tls,
             )
         else:
             settings = url if isinstance(url, ConnectionSettings) else ConnectionSettings.build(url, env={})
@@ -222,7 +236,9 @@ def up(
     return code
 
 
-def _wait_until_ready(settings: ConnectionSettings, procs: list[subprocess.Popen[bytes]], timeout: float = 60.0) -> bool:
+def _wait_until_ready(
+    settings: ConnectionSettings, procs: list[subprocess.Popen[bytes]], timeout: float = 60.0
+) -> bool:
     """Until every service answers its health check; False if one exits or time runs out."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

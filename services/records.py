@@ -23,7 +23,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -31,12 +31,11 @@ from typing import Any, Final, TextIO
 import msgspec
 
 from protocol import cards as C
-from protocol.decide import Rejection, decide
+from protocol.archive import decode_event, decode_line, encode_line
 from protocol.deal import DEFENDERS_RESIGNED, DOUBLING, ENDED
 from protocol.dealing import deal_seats, dealer_seat
-from protocol.archive import decode_event, decode_line, encode_line
+from protocol.decide import Rejection, decide
 from protocol.events import (
-    UnknownEvent,
     AllPassed,
     BidHeld,
     BidMade,
@@ -52,6 +51,7 @@ from protocol.events import (
     SkatTaken,
     TableClosed,
     TableOpened,
+    UnknownEvent,
 )
 from protocol.iss import IssFormatError, IssRecord, Verdict, check, read_records
 from protocol.rules import Rules
@@ -392,7 +392,7 @@ def _field(text: str) -> str:
 
 def record_line(table: str, dr: DealRecord, result: DealResult, date: str, one_deal: bool) -> str:
     """One ISS record line for a scored deal."""
-    gid = table[len(TABLE_PREFIX):] if one_deal and table.startswith(TABLE_PREFIX) else f"{table}/{dr.deal}"
+    gid = table[len(TABLE_PREFIX) :] if one_deal and table.startswith(TABLE_PREFIX) else f"{table}/{dr.deal}"
     players = "".join(f"P{i}[{_field(p)}]" for i, p in enumerate(dr.players))
     return (
         f"(;GM[Skat]PC[skatbus]CO[]SE[{_field(table)}]ID[{_field(gid)}]DT[{date}]{players}R0[]R1[]R2[]"
@@ -402,7 +402,7 @@ def record_line(table: str, dr: DealRecord, result: DealResult, date: str, one_d
 
 def iss_date(now: datetime | None = None) -> str:
     """ISS's ``DT`` spelling; our events carry no time, so an export is dated when written."""
-    return (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d/%H:%M:%S/UTC")
+    return (now or datetime.now(UTC)).strftime("%Y-%m-%d/%H:%M:%S/UTC")
 
 
 def _move_tokens(t: TableExport, event: Event) -> list[str]:
@@ -445,9 +445,7 @@ def _codes_of(hand: int, discard: list[str]) -> list[str]:
     return C.codes(hand & ~C.parse(discard))
 
 
-def export_events(
-    items: Iterable[ArchiveLine], date: str
-) -> Iterator[tuple[str, int, str | None, str]]:
+def export_events(items: Iterable[ArchiveLine], date: str) -> Iterator[tuple[str, int, str | None, str]]:
     """(table, deal, record line or None, why not) for every scored deal of an archive.
 
     Tables are folded as their events come (interleaved tables are fine) and forgotten when
@@ -480,7 +478,9 @@ def _start_deal(state: TableState, e: DealDealt) -> DealRecord:
     )  # fmt: skip
 
 
-def _finish_deal(table: str, t: TableExport, e: DealScored, dr: DealRecord, date: str) -> tuple[str, int, str | None, str]:
+def _finish_deal(
+    table: str, t: TableExport, e: DealScored, dr: DealRecord, date: str
+) -> tuple[str, int, str | None, str]:
     if dr.problem:
         return table, dr.deal, None, dr.problem
     one_deal = t.state.rules.rounds == 0 and dr.deal == 1

@@ -275,7 +275,10 @@ def name(state: TableState, seat: int) -> str:
 
 def describe(event: AnyLogged, state: TableState) -> str:
     """One line for an event, in the words of the table (``state`` may be before or after)."""
-    who = (lambda: name(state, event.seat))  # type: ignore[union-attr]
+
+    def who() -> str:
+        return name(state, event.seat)  # type: ignore[union-attr]
+
     if isinstance(event, TableOpened):
         return f"table {event.table} opened: {', '.join(event.players)}"
     if isinstance(event, DealDealt):
@@ -355,7 +358,7 @@ def result_breakdown(r: DealResult, state: TableState) -> list[str]:
         )
     if r.kind == "ramsch" and r.ramsch is not None:
         pts = ", ".join(f"{name(state, s)} {p}" for s, p in enumerate(r.ramsch.points))
-        lines.append(f"card points: {pts}; Jungfrau x{2 ** r.ramsch.jungfrau}" + (", Bock" if r.bock else ""))
+        lines.append(f"card points: {pts}; Jungfrau x{2**r.ramsch.jungfrau}" + (", Bock" if r.bock else ""))
     lines.append("scores: " + ", ".join(f"{name(state, s)} {v:+d}" for s, v in enumerate(r.scores)))
     lines.append("Seeger-Fabian: " + ", ".join(f"{name(state, s)} {v:+d}" for s, v in enumerate(r.seeger_fabian)))
     return lines
@@ -395,13 +398,14 @@ def snapshot(state: TableState, event: AnyLogged | None = None) -> dict[str, Any
         for pos in range(3)
     ]
     if deal.picked_up:
-        out["skat"] = {"label": "discarded" if deal.discard else "skat (taken up)",
-                       "cards": sorted_codes(deal.discard or deal.skat, kind)}
+        out["skat"] = {
+            "label": "discarded" if deal.discard else "skat (taken up)",
+            "cards": sorted_codes(deal.discard or deal.skat, kind),
+        }
     else:
         out["skat"] = {"label": "skat", "cards": sorted_codes(deal.skat, kind)}
     out["bidding"] = _bidding_lines(state)
-    out["declaration"] = str(deal.declaration) if deal.declaration is not None else (
-        "Ramsch" if deal.ramsch else "")
+    out["declaration"] = str(deal.declaration) if deal.declaration is not None else ("Ramsch" if deal.ramsch else "")
     if deal.declarer >= 0:
         out["declarer"] = name(state, seats[deal.declarer])
         out["bid"] = deal.bid
@@ -418,7 +422,9 @@ def _bidding_lines(state: TableState) -> list[str]:
     for e in state.deal_events:
         if isinstance(e, (BidMade, BidHeld, Passed, BiddingWon, AllPassed, KontraSaid, ReSaid)):
             text = describe(e, state)
-            lines.append(text.replace(" passes", " says no") if isinstance(e, Passed) and _after_declare(state, e) else text)
+            lines.append(
+                text.replace(" passes", " says no") if isinstance(e, Passed) and _after_declare(state, e) else text
+            )
     return lines
 
 
@@ -439,13 +445,26 @@ def _trick(state: TableState, event: AnyLogged | None) -> dict[str, Any]:
     assert deal is not None
     seats = state.seats
     if deal.trick:
-        return {"cards": [{"seat": seats[(deal.leader + i) % 3], "name": name(state, seats[(deal.leader + i) % 3]),
-                           "card": C.CODES[c]} for i, c in enumerate(deal.trick)], "winner": None}
+        return {
+            "cards": [
+                {
+                    "seat": seats[(deal.leader + i) % 3],
+                    "name": name(state, seats[(deal.leader + i) % 3]),
+                    "card": C.CODES[c],
+                }
+                for i, c in enumerate(deal.trick)
+            ],
+            "winner": None,
+        }
     if deal.tricks and isinstance(event, (CardPlayed, TrickTaken)):
         t = deal.tricks[-1]
-        return {"cards": [{"seat": seats[(t.leader + i) % 3], "name": name(state, seats[(t.leader + i) % 3]),
-                           "card": C.CODES[c]} for i, c in enumerate(t.cards)],
-                "winner": name(state, seats[t.winner]) if isinstance(event, TrickTaken) else None}
+        return {
+            "cards": [
+                {"seat": seats[(t.leader + i) % 3], "name": name(state, seats[(t.leader + i) % 3]), "card": C.CODES[c]}
+                for i, c in enumerate(t.cards)
+            ],
+            "winner": name(state, seats[t.winner]) if isinstance(event, TrickTaken) else None,
+        }
     return {"cards": [], "winner": None}
 
 
@@ -459,13 +478,18 @@ def render_state(snap: dict[str, Any]) -> list[str]:
         return lines + [_totals_line(snap)]
     for s in snap["seats"]:
         marks = (" *declarer*" if s["declarer"] else "") + (" <- to move" if s["to_move"] else "")
-        lines.append(f"  {s['name']:<16} {s['position']:<10} {cards_label(s['hand']):<40} "
-                     f"tricks {s['tricks']:2}  points {s['points']:3}{marks}")
+        lines.append(
+            f"  {s['name']:<16} {s['position']:<10} {cards_label(s['hand']):<40} "
+            f"tricks {s['tricks']:2}  points {s['points']:3}{marks}"
+        )
     lines.append(f"  {snap['skat']['label']:<27} {cards_label(snap['skat']['cards'])}")
     if snap["bidding"]:
         lines.append("  bidding: " + "; ".join(snap["bidding"]))
     if snap["declaration"]:
-        lines.append(f"  game: {snap['declaration']}" + (f" by {snap['declarer']} (bid {snap['bid']})" if "declarer" in snap else ""))
+        lines.append(
+            f"  game: {snap['declaration']}"
+            + (f" by {snap['declarer']} (bid {snap['bid']})" if "declarer" in snap else "")
+        )
     if snap["trick"]["cards"]:
         cards = ", ".join(f"{c['name']} {card_label(c['card'])}" for c in snap["trick"]["cards"])
         won = f" -> {snap['trick']['winner']}" if snap["trick"]["winner"] else ""
@@ -551,7 +575,10 @@ def summary(log: TableLog, out: TextIO) -> int:
         if r.kind == "game":
             outcome = "won" if r.won else ("lost (overbid)" if r.overbid else "lost")
             who = name(state, r.declarer if r.declarer is not None else -1)
-            print(f"{row.deal:>4}  {who:<16} {str(r.game):<32} {outcome:<15} {r.value:>5} {r.declarer_points:>6}  {scores}", file=out)
+            print(
+                f"{row.deal:>4}  {who:<16} {str(r.game):<32} {outcome:<15} {r.value:>5} {r.declarer_points:>6}  {scores}",
+                file=out,
+            )
         else:
             print(f"{row.deal:>4}  {'-':<16} {r.kind:<32} {'':<15} {'':>5} {'':>6}  {scores}", file=out)
     print(f"totals after {len(state.sheet)} deals:", file=out)
@@ -571,15 +598,21 @@ def _enter() -> bool:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("replay", help="step through, summarise, verify or render a table's log",
-                       description="Replay a table from an archive.jsonl or the live store.")
+    p = sub.add_parser(
+        "replay",
+        help="step through, summarise, verify or render a table's log",
+        description="Replay a table from an archive.jsonl or the live store.",
+    )
     p.add_argument("source", help="an archive.jsonl file, or a table id in the live store")
     p.add_argument("--table", default=None, help="the table in the archive (default: the first)")
     p.add_argument("--deal", type=int, default=None, help="only this deal (1-based)")
     p.add_argument("--to", type=int, default=None, help="show the table after event N (its position in the log)")
     p.add_argument("--summary", action="store_true", help="one line per deal and the totals")
-    p.add_argument("--verify", action="store_true",
-                   help="re-derive everything; exit 1 at the first bad event (an archive without --table: every table)")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-derive everything; exit 1 at the first bad event (an archive without --table: every table)",
+    )
     p.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained step-by-step page")
     add_connection_arguments(p, "server URL(s) for a live table (default: $SKAT_NATS_URL)")
     p.set_defaults(handler=run)

@@ -32,7 +32,9 @@ def deal_steps(log: TableLog, only: int | None = None) -> tuple[list[dict[str, A
                 if only is not None and event.deal != only:
                     continue
                 deals.append({"deal": event.deal, "steps": []})
-            elif not deals or state.deal_no != deals[-1]["deal"] or (state.scored and not isinstance(event, DealScored)):
+            elif (
+                not deals or state.deal_no != deals[-1]["deal"] or (state.scored and not isinstance(event, DealScored))
+            ):
                 continue  # between deals (or another deal than the one asked for)
             snap = snapshot(state, event)
             snap["position"] = step.position

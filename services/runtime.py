@@ -155,7 +155,9 @@ class Service:
     async def start(self) -> None:
         await self.store.ensure_stream()
         if self.listens_to_players():
-            self.doors = Doors(self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log)
+            self.doors = Doors(
+                self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log
+            )
             await self.doors.open()
             self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
         if self.triggers:
@@ -213,9 +215,7 @@ class Service:
             table = self.tables[table_id] = Table(table_id)
         return table
 
-    def _apply(
-        self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float | str
-    ) -> bool:
+    def _apply(self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float | str) -> bool:
         """Apply one stored event if it is the next one; False if it was already applied."""
         if table.broken or index < table.state.events:
             return False
@@ -446,13 +446,23 @@ class Service:
             return
         if len(msg.data) > MAX_COMMAND_BYTES:
             if self.answers_malformed:
-                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"a command is at most {MAX_COMMAND_BYTES} bytes"), sniff(msg.data), player)
+                await self._reply(
+                    msg,
+                    Reply(ok=False, code="malformed", reason=f"a command is at most {MAX_COMMAND_BYTES} bytes"),
+                    sniff(msg.data),
+                    player,
+                )
             return
         try:
             command, fmt = decode_command(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if self.answers_malformed:
-                await self._reply(msg, Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"[:300]), sniff(msg.data), player)
+                await self._reply(
+                    msg,
+                    Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"[:300]),
+                    sniff(msg.data),
+                    player,
+                )
             return
         if isinstance(command, self.commands):
             self._spawn(self._on_command(msg, player, table_id, command, fmt))
@@ -471,7 +481,9 @@ class Service:
             return
         seconds = self.doors.bench(player)
         asyncio.get_running_loop().call_later(seconds, self.limits.drain, player)
-        self._warn_once("player_benched", every=60.0, key=player, player=player, seconds=seconds, dropped=self.limits.dropped)
+        self._warn_once(
+            "player_benched", every=60.0, key=player, player=player, seconds=seconds, dropped=self.limits.dropped
+        )
         if self.answers_malformed:
             reason = f"too many messages (limit {self.limits.rate:g}/s): ignored for {seconds:g} s"
             self._spawn(self._reply(msg, Reply(ok=False, code="rate_limited", reason=reason), fmt, player))
@@ -489,7 +501,11 @@ class Service:
             return
         if not self.answers_malformed:
             return
-        reply = Reply(ok=False, code="bad_subject", reason="the subject must be skat.cmd.<player>.<table> with ids of letters, digits, '_' or '-'")
+        reply = Reply(
+            ok=False,
+            code="bad_subject",
+            reason="the subject must be skat.cmd.<player>.<table> with ids of letters, digits, '_' or '-'",
+        )
         self._spawn(self._reply(msg, reply, sniff(msg.data), player))
 
     async def _on_command(self, msg: Msg, player: str, table_id: str, command: Command, fmt: str) -> None:
@@ -514,7 +530,10 @@ class Service:
                 except StoreFull as exc:
                     reply, failed = Reply(ok=False, code="unavailable", reason=str(exc)), True
                 except (TimeoutError, nats.errors.Error) as exc:
-                    reply, failed = Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc!r}"[:300]), True
+                    reply, failed = (
+                        Reply(ok=False, code="unavailable", reason=f"the event store did not answer: {exc!r}"[:300]),
+                        True,
+                    )
                 await self.after_change(table)
         finally:
             table.users -= 1
@@ -566,7 +585,11 @@ class Service:
                 if state.n and 0 <= command.at < state.events:
                     # The log has moved past the prompt this answers: refused for good, and
                     # for that reason (whatever else the cached state would say).
-                    return Reply(ok=False, code="stale", reason=f"this answers the prompt at position {command.at}, but the table is at {state.events} or later")
+                    return Reply(
+                        ok=False,
+                        code="stale",
+                        reason=f"this answers the prompt at position {command.at}, but the table is at {state.events} or later",
+                    )
                 if state.n and command.at > state.events:
                     # The player saw a prompt this cache has not reached (another instance
                     # appended, or our consumer lags): read until we have it; never refuse a

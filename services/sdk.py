@@ -96,7 +96,9 @@ async def play(
     stop = stop or asyncio.Event()
     nc = await connect_player(player, url, creds, tls_ca)
     # The connection says hello after each reconnect (connect_player); the player need not.
-    remote = RemotePlayer(nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False)
+    remote = RemotePlayer(
+        nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False
+    )
     await remote.start()
     await nc.flush()
     await remote.hello()
@@ -126,7 +128,9 @@ def run(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        logs.get(player=player).info("bot_started", bot=type(bot).__name__, server=settings.describe(), tls=settings.wants_tls)
+        logs.get(player=player).info(
+            "bot_started", bot=type(bot).__name__, server=settings.describe(), tls=settings.wants_tls
+        )
         await play(bot, player, settings, stop)
 
     try:

@@ -170,7 +170,11 @@ class Progress:
             tenth = 10 * done // max(self.total, 1)
             if tenth != self._last_tenth:
                 self._last_tenth = tenth
-                print(f"{done}/{self.total} deals, {rate:.1f} deals/s, ETA {eta:.0f} s  SF/deal so far: {self.leader}", file=self.out, flush=True)
+                print(
+                    f"{done}/{self.total} deals, {rate:.1f} deals/s, ETA {eta:.0f} s  SF/deal so far: {self.leader}",
+                    file=self.out,
+                    flush=True,
+                )
 
     def finish(self) -> None:
         if self.tty:
@@ -261,7 +265,9 @@ async def run_tournament(
     for spec in state.pending:
         if spec.table in closed:
             continue
-        request = OpenTable(table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats)
+        request = OpenTable(
+            table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats
+        )
         reply: Reply = await _open(nc, request)
         if not reply.ok and reply.code != "exists":
             raise RuntimeError(f"cannot open {spec.table}: {reply.reason}")
@@ -344,8 +350,19 @@ def write_results(
         w = csv.writer(f)
         w.writerow(["rank", "player", "seeger_fabian", "deals", "per_deal", "ci95", "list_points", "declared", "won"])
         for rank, s in enumerate(table, 1):
-            w.writerow([rank, s.player, s.seeger_fabian, s.deals, f"{s.per_deal:.2f}",
-                        "" if s.ci95 is None else f"{s.ci95:.2f}", s.list_points, s.declared, s.won])
+            w.writerow(
+                [
+                    rank,
+                    s.player,
+                    s.seeger_fabian,
+                    s.deals,
+                    f"{s.per_deal:.2f}",
+                    "" if s.ci95 is None else f"{s.ci95:.2f}",
+                    s.list_points,
+                    s.declared,
+                    s.won,
+                ]
+            )
     with open(out / "archive.jsonl", "wb") as f:
         for name, events in table_logs.items():
             for index, event in enumerate(events):

@@ -19,31 +19,52 @@ from .connection import add_arguments as add_connection_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bots", default="heuristic,stepping-random,random",
-                   help="built-in bots by name, one per seat (names repeat: random, random-2, ...)")
-    p.add_argument("--remote", action="append", default=[], metavar="ID[:json]",
-                   help="a remote player that connects by itself (replaces one bot seat); :json for JSON updates")
+    p.add_argument(
+        "--bots",
+        default="heuristic,stepping-random,random",
+        help="built-in bots by name, one per seat (names repeat: random, random-2, ...)",
+    )
+    p.add_argument(
+        "--remote",
+        action="append",
+        default=[],
+        metavar="ID[:json]",
+        help="a remote player that connects by itself (replaces one bot seat); :json for JSON updates",
+    )
     p.add_argument("--id", default=None, help="tournament id (default: from the seed)")
     p.add_argument("--resume", default=None, metavar="ID", help="continue a tournament that was interrupted")
-    p.add_argument("--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)")
+    p.add_argument(
+        "--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)"
+    )
     p.add_argument("--rounds", type=int, default=8, help="rounds per table (a round is one deal per player)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="no seat rotation of the same deals")
-    p.add_argument("--seed", default=None,
-                   help="decides every card; keep it secret when remote players take part "
-                        "(default: 'skatbus' for built-in bots only, else a random one)")
+    p.add_argument(
+        "--seed",
+        default=None,
+        help="decides every card; keep it secret when remote players take part "
+        "(default: 'skatbus' for built-in bots only, else a random one)",
+    )
     p.add_argument("--profile", choices=["isko", "classic"], default="isko")
     p.add_argument("--kontra", action="store_true")
     p.add_argument("--ramsch", action="store_true")
     p.add_argument("--bock", action="store_true")
-    p.add_argument("--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian")
+    p.add_argument(
+        "--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian"
+    )
     p.add_argument("--players", type=int, choices=[3, 4], default=3, help="players per table")
     p.add_argument("--turn-seconds", type=float, default=30.0)
-    add_connection_arguments(p, "use the services on this server (or comma-separated list; default: $SKAT_NATS_URL, "
-                                "else start a local stack)")
+    add_connection_arguments(
+        p,
+        "use the services on this server (or comma-separated list; default: $SKAT_NATS_URL, else start a local stack)",
+    )
     p.add_argument("--out", default="runs", help="directory for the results")
-    p.add_argument("--config", default=None, metavar="FILE",
-                   help="a TOML or JSON file with any of these options (keys as the flags, e.g. "
-                        "rounds = 12, kontra = true, bots = \"heuristic,random,random\"); flags given win")
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a TOML or JSON file with any of these options (keys as the flags, e.g. "
+        'rounds = 12, kontra = true, bots = "heuristic,random,random"); flags given win',
+    )
 
 
 def apply_config_file(args: argparse.Namespace, parser_defaults: dict[str, Any]) -> None:
@@ -85,14 +106,28 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         entrants.append(pid)
         bots[pid] = name
     rules = Rules(
-        profile=args.profile, kontra=args.kontra, ramsch=args.ramsch, bock=args.bock,
-        seeger_fabian=args.seeger_fabian, rounds=args.rounds, players=args.players, turn_seconds=args.turn_seconds,
+        profile=args.profile,
+        kontra=args.kontra,
+        ramsch=args.ramsch,
+        bock=args.bock,
+        seeger_fabian=args.seeger_fabian,
+        rounds=args.rounds,
+        players=args.players,
+        turn_seconds=args.turn_seconds,
     )
     seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
     # The id is public (table names carry it), so it must not give the seed away.
     tid = args.id or "t-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
-    return TournamentConfig(id=tid, entrants=entrants, bots=bots, formats=formats, rules=rules,
-                            groups=args.groups, duplicate=args.duplicate, seed=seed)
+    return TournamentConfig(
+        id=tid,
+        entrants=entrants,
+        bots=bots,
+        formats=formats,
+        rules=rules,
+        groups=args.groups,
+        duplicate=args.duplicate,
+        seed=seed,
+    )
 
 
 async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None) -> int:
@@ -106,8 +141,10 @@ async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettin
         stack = LocalStack(store_dir=None if intro else os.path.join(args.out, "store"))
         settings = ConnectionSettings((await stack.__aenter__(),))
         if intro:
-            print(f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five services "
-                  "(dealer, bidding, play, scoring, views).")
+            print(
+                f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five services "
+                "(dealer, bidding, play, scoring, views)."
+            )
     try:
         nc = await open_connection(settings, name="skat-tournament")
         try:
@@ -126,7 +163,9 @@ async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettin
     print()
     print(format_standings(results))
     files = results["files"]
-    print(f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)")
+    print(
+        f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)"
+    )
     if intro:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
         print(

@@ -34,9 +34,9 @@ from protocol.rules import Rules
 from protocol.table import LogError, fold
 
 try:  # tests/ is not a package: pytest's default import mode puts it on sys.path
-    from test_properties import TABLE_RULES, SEEDS, run_table, snapshot
+    from test_properties import SEEDS, TABLE_RULES, run_table, snapshot
 except ImportError:  # pragma: no cover - rootdir-relative import mode
-    from tests.test_properties import TABLE_RULES, SEEDS, run_table, snapshot
+    from tests.test_properties import SEEDS, TABLE_RULES, run_table, snapshot
 
 CODECS = (MSGPACK, JSON)
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -166,9 +166,7 @@ def test_every_constructible_rules_survives_json() -> None:
 
 UNKNOWN_NAMES = st.tuples(st.text(max_size=20), st.integers(min_value=-(2**31), max_value=2**31)).filter(
     lambda nv: f"{nv[0]}/{nv[1]}" not in KNOWN
-) | st.tuples(
-    st.sampled_from(sorted({tag.partition("/")[0] for tag in KNOWN})), st.integers(min_value=2, max_value=99)
-)
+) | st.tuples(st.sampled_from(sorted({tag.partition("/")[0] for tag in KNOWN})), st.integers(min_value=2, max_value=99))
 """Unknown types, and known types at a version this reader does not know."""
 
 
@@ -201,7 +199,10 @@ def test_fold_skips_unknown_events(rules: Rules, play: int, data: st.DataObject)
     assert snapshot(skipped, counts=False) == snapshot(plain, counts=False)
     assert skipped.unknown == len(spots) and skipped.events == len(mixed)
     for codec in CODECS:  # the same, through the bytes a newer writer would produce
-        raw = [envelope(codec, "from_the_future", 7, {"x": 1}) if isinstance(e, UnknownEvent) else codec.encode(e) for e in mixed]
+        raw = [
+            envelope(codec, "from_the_future", 7, {"x": 1}) if isinstance(e, UnknownEvent) else codec.encode(e)
+            for e in mixed
+        ]
         assert snapshot(fold(codec.decode(b) for b in raw), counts=False) == snapshot(plain, counts=False)
 
 

@@ -125,7 +125,9 @@ def compose() -> dict[str, Any]:
 
 def client_urls(nodes: dict[str, dict[str, Any]], host: Any = None) -> str:
     """The comma-joined --nats list for the nodes, each by its host name (its server name)."""
-    return ",".join(f"nats://{host(name) if host else name}:{host_port(conf['listen'])[1]}" for name, conf in nodes.items())
+    return ",".join(
+        f"nats://{host(name) if host else name}:{host_port(conf['listen'])[1]}" for name, conf in nodes.items()
+    )
 
 
 # --- the node configurations -----------------------------------------------------------------
@@ -142,7 +144,9 @@ def test_node_config_is_accepted_by_nats_server(path: Path, tmp_path: Path) -> N
 def test_node_config_needs_the_store_dir(tmp_path: Path) -> None:
     """Without SKAT_STORE_DIR a node refuses to start instead of keeping its log somewhere else."""
     env = {k: v for k, v in os.environ.items() if k != "SKAT_STORE_DIR"}
-    done = subprocess.run([binary_path(), "-c", str(NODE_FILES[0]), "-t"], env=env, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [binary_path(), "-c", str(NODE_FILES[0]), "-t"], env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode != 0 and "SKAT_STORE_DIR" in done.stdout + done.stderr
 
 
@@ -187,7 +191,9 @@ def test_placeholders_parse_when_enabled(tmp_path: Path) -> None:
     assert enabled != node, "the route authorization placeholder in n1.conf changed"
     (work / "n1.conf").write_text(enabled, encoding="utf-8")
     env = {**os.environ, "SKAT_STORE_DIR": str(tmp_path / "store"), "SKAT_ROUTE_PASSWORD": "secret"}
-    done = subprocess.run([binary_path(), "-c", str(work / "n1.conf"), "-t"], env=env, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [binary_path(), "-c", str(work / "n1.conf"), "-t"], env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -25,7 +25,9 @@ from services.local import play_table
 SEATS = (1, 0, 2)
 
 
-def _obs(seat: int, hand: str, legal: Sequence[Command], history: list[Event] | None = None, **fields: object) -> Update:
+def _obs(
+    seat: int, hand: str, legal: Sequence[Command], history: list[Event] | None = None, **fields: object
+) -> Update:
     dealt = DealDealt(deal=1, dealer=SEATS[2], seats=SEATS, hands=([], [], []), skat=[])
     view = PlayerView(
         table="t",
@@ -130,9 +132,7 @@ def test_declared_game_reaches_the_bid_when_any_game_does() -> None:
         twelve = C.mask(rng.sample(range(32), 12))
         bid = rng.choice(ladder[:20])
         plan = H.plan_game(twelve, bid, forehand=rng.random() < 0.5)
-        reachable = max(
-            [H.estimated_value(g, twelve, False) for g in "CSHDG"] + [NULL_VALUES[(False, True)]]
-        )
+        reachable = max([H.estimated_value(g, twelve, False) for g in "CSHDG"] + [NULL_VALUES[(False, True)]])
         value = NULL_VALUES[(False, plan.ouvert)] if plan.game == "N" else H.estimated_value(plan.game, twelve, False)
         if reachable >= bid:
             assert value >= bid, (C.fmt(twelve), bid, plan.game)
@@ -260,7 +260,9 @@ def test_seatings_put_every_entry_in_every_seat_and_next_to_every_other() -> Non
 
 
 def test_evaluate_counts_each_deal_once_per_entry() -> None:
-    ev = evaluate(["heuristic", "random", "stepping-random"], deals=30, seed="count", rules=Rules(seeger_fabian=True, rounds=1))
+    ev = evaluate(
+        ["heuristic", "random", "stepping-random"], deals=30, seed="count", rules=Rules(seeger_fabian=True, rounds=1)
+    )
     assert ev.deals == 36 and ev.tables == 12
     for s in ev.stats:
         assert s.deals == 36

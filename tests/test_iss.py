@@ -70,7 +70,15 @@ def test_split_declaration_form_is_read() -> None:
 
 def test_result_parser() -> None:
     r = parse_result("d:2 loss v:-54 m:-2 bidok p:59 t:4 s:0 z:0 p0:0 p1:0 p2:0 l:-1 to:-1 r:0")
-    assert (r.declarer, r.outcome, r.value, r.matadors, r.overbid, r.points, r.tricks) == (2, "loss", -54, -2, False, 59, 4)
+    assert (r.declarer, r.outcome, r.value, r.matadors, r.overbid, r.points, r.tricks) == (
+        2,
+        "loss",
+        -54,
+        -2,
+        False,
+        59,
+        4,
+    )
     assert parse_result("passed").passed
 
 

@@ -70,8 +70,8 @@ from protocol.events import (
     KontraSaid,
     Passed,
     PlayerTimedOut,
-    Resigned,
     ReSaid,
+    Resigned,
     SkatTaken,
     TableClosed,
     TableOpened,
@@ -191,9 +191,7 @@ class RandomPlayer:
         return deal.to_move, rng.choice(legal)
 
 
-def play_deal(
-    deal: Deal, rng: random.Random, before_each: Callable[[Deal], None] | None = None
-) -> Deal:
+def play_deal(deal: Deal, rng: random.Random, before_each: Callable[[Deal], None] | None = None) -> Deal:
     """Play ``deal`` to its end with random legal actions (``check`` must accept each one)."""
     player = RandomPlayer(rng)
     for _ in range(300):
@@ -215,9 +213,7 @@ def new_deal(seed: int, rules: Rules) -> Deal:
 
 
 def open_table(rules: Rules, seed: str = "table") -> TableOpened:
-    return TableOpened(
-        table="t", players=[f"p{i}" for i in range(rules.players)], rules=rules, seed=seed
-    )
+    return TableOpened(table="t", players=[f"p{i}" for i in range(rules.players)], rules=rules, seed=seed)
 
 
 StepHook = Callable[[TableState, list[Event]], None]
@@ -354,9 +350,7 @@ def check_ended_deal(deal: Deal) -> None:
     bids = [a.value for _, a in hist if isinstance(a, Bid)]
     assert bids == sorted(set(bids)) and all(b in deal.ladder for b in bids)
     assert deal.bid == (bids[-1] if bids else 0)
-    bidding_end = next(
-        (i for i, (_, a) in enumerate(hist) if not isinstance(a, (Bid, Hold, Pass))), len(hist)
-    )
+    bidding_end = next((i for i, (_, a) in enumerate(hist) if not isinstance(a, (Bid, Hold, Pass))), len(hist))
     passers = [p for p, a in hist[:bidding_end] if isinstance(a, Pass)]
     assert len(passers) == len(set(passers))
     if deal.declarer < 0:  # nobody won the bidding
@@ -608,7 +602,18 @@ def test_fixed_sweep_reaches_every_ending() -> None:
             if on
         }  # fmt: skip
     assert seen == {PLAYED_OUT, PASSED_IN, NULL_TRICK, SCHWARZ_MISSED, DECLARER_RESIGNED, DEFENDERS_RESIGNED, "ramsch"}
-    assert flags == {"kontra", "re", "shown", "null", "ouvert", "schneider_announced", "grand", "hand", "pickup", "null_played_out"}
+    assert flags == {
+        "kontra",
+        "re",
+        "shown",
+        "null",
+        "ouvert",
+        "schneider_announced",
+        "grand",
+        "hand",
+        "pickup",
+        "null_played_out",
+    }
 
 
 # --- property 2: only legal actions are accepted -------------------------------------------
@@ -678,9 +683,7 @@ def check_legality(deal: Deal, extra: Iterable[Command] = ()) -> None:
 
 @MEDIUM
 @given(seed=SEEDS, play=SEEDS, rules=RULE_VARIANTS, extra=st.lists(COMMANDS, max_size=8))
-def test_only_legal_actions_are_accepted(
-    seed: int, play: int, rules: Rules, extra: list[Command]
-) -> None:
+def test_only_legal_actions_are_accepted(seed: int, play: int, rules: Rules, extra: list[Command]) -> None:
     """Property 2. The rules engine is the referee: if ``check`` and ``legal_actions`` ever
     disagree, a bot can be refused a legal move or a cheat can slip through."""
     deal = play_deal(new_deal(seed, rules), random.Random(play), lambda d: check_legality(d, extra))
@@ -713,9 +716,7 @@ WIRE_COMMANDS: st.SearchStrategy[Any] = st.one_of(
 """What a bot might send: decoded with msgspec into a command, or refused as malformed."""
 
 
-def try_commands(
-    state: TableState, attempts: Iterable[tuple[int, Command]]
-) -> list[Event] | None:
+def try_commands(state: TableState, attempts: Iterable[tuple[int, Command]]) -> list[Event] | None:
     """Send each command to ``decide``; the state must not change whatever the answer. Returns
     the events of the first accepted one (the caller appends them), or None."""
     for seat, cmd in attempts:
@@ -730,7 +731,12 @@ def try_commands(
                 assert res.code == "not_seated"
             elif due(state) is not None and state.in_deal:
                 assert res.code == "busy"
-            elif state.in_deal and seat in state.pos_of and seat != state.to_move and not isinstance(cmd, (Resign, ShowCards)):
+            elif (
+                state.in_deal
+                and seat in state.pos_of
+                and seat != state.to_move
+                and not isinstance(cmd, (Resign, ShowCards))
+            ):
                 assert res.code == "out_of_turn"
             continue
         assert isinstance(res, list) and len(res) == 1, res
@@ -894,7 +900,9 @@ def test_a_list_closes_itself_and_adds_up(rules: Rules, play: int) -> None:
         assert isinstance(res, Rejection) and res.code == "table_closed"
     dealt = [e for e in log if isinstance(e, DealDealt)]
     assert [e.deal for e in dealt] == [row.deal for row in state.sheet] == list(range(1, n + 1))
-    assert [e.dealer for e in dealt] == [row.dealer for row in state.sheet] == [dealer_seat(k, n) for k in range(1, n + 1)]
+    assert (
+        [e.dealer for e in dealt] == [row.dealer for row in state.sheet] == [dealer_seat(k, n) for k in range(1, n + 1)]
+    )
     assert all(tuple(e.seats) == deal_seats(e.deal, n) for e in dealt)
     totals, sf = [0] * n, [0] * n
     for row in state.sheet:

@@ -126,7 +126,9 @@ def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, 
     return tmp_path / "imp" / "archive.jsonl", out
 
 
-def test_import_writes_one_folding_table_per_comparable_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_import_writes_one_folding_table_per_comparable_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     archive, out = imported(tmp_path, capsys)
     skipped = {l.split()[0]: l.split()[2].rstrip(":") for l in out if "  skipped  " in l}
     assert skipped == {gid: want for gid, want in EXPECTED.items() if want != "agree"}
@@ -180,7 +182,9 @@ def _unordered(command: object) -> object:
     return frozenset(command.cards) if isinstance(command, Discard) else command
 
 
-def test_import_then_export_round_trips_every_comparable_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_import_then_export_round_trips_every_comparable_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     archive, _ = imported(tmp_path, capsys)
     sgf = tmp_path / "back.sgf"
     code, out = run(capsys, "iss", "export", str(archive), "--out", str(sgf))

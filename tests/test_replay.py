@@ -41,8 +41,13 @@ def _table_log(name: str, seed: str, rounds: int = 3) -> list[Event]:
 def _archive_lines(logs: dict[str, list[Event]]) -> list[bytes]:
     """The tournament runner's archive format (services.tournament.write_results)."""
     return [
-        b'{"table":' + msgspec.json.encode(name) + b',"index":' + str(index).encode()
-        + b',"event":' + msgspec.json.encode(event) + b"}\n"
+        b'{"table":'
+        + msgspec.json.encode(name)
+        + b',"index":'
+        + str(index).encode()
+        + b',"event":'
+        + msgspec.json.encode(event)
+        + b"}\n"
         for name, events in logs.items()
         for index, event in enumerate(events)
     ]
@@ -69,8 +74,13 @@ def _cli(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
-def _write(path: Path, events: list[dict[str, Any]], table: str = "t-a", renumber: bool = True,
-           indices: list[int] | None = None) -> Path:
+def _write(
+    path: Path,
+    events: list[dict[str, Any]],
+    table: str = "t-a",
+    renumber: bool = True,
+    indices: list[int] | None = None,
+) -> Path:
     idx = indices if indices is not None else list(range(len(events)))
     with open(path, "w") as f:
         for i, e in zip(idx, events):
@@ -113,8 +123,9 @@ def test_verify_ok(archive: Path, logs: dict[str, list[Event]], capsys: pytest.C
     assert code == 0 and out.strip() == f"all 2 tables verify ({total} events)"
 
 
-def test_verify_checks_every_table_of_an_archive(tmp_path: Path, logs: dict[str, list[Event]],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_checks_every_table_of_an_archive(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-b"]
     k, gone = _card_after_a_trick(events)
     bad = _as_json(events)
@@ -129,8 +140,9 @@ def test_verify_checks_every_table_of_an_archive(tmp_path: Path, logs: dict[str,
     assert f"t-b: event {k}:" in out and "1 of 2 tables do not verify" in out and "t-a:" not in out
 
 
-def test_changed_card_is_caught_where_it_was_played(tmp_path: Path, logs: dict[str, list[Event]],
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_changed_card_is_caught_where_it_was_played(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     k, gone = _card_after_a_trick(events)
     raw = _as_json(events)
@@ -140,8 +152,9 @@ def test_changed_card_is_caught_where_it_was_played(tmp_path: Path, logs: dict[s
     assert f"event {k}:" in out and "t-a" in out
 
 
-def test_changed_dealt_card_is_caught_at_the_deal(tmp_path: Path, logs: dict[str, list[Event]],
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_changed_dealt_card_is_caught_at_the_deal(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     k = _positions(events, DealDealt)[1]
     raw = _as_json(events)
@@ -151,8 +164,9 @@ def test_changed_dealt_card_is_caught_at_the_deal(tmp_path: Path, logs: dict[str
     assert code == 1 and f"event {k}:" in out and "seed" in out
 
 
-def test_removed_event_is_caught_at_its_position(tmp_path: Path, logs: dict[str, list[Event]],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_removed_event_is_caught_at_its_position(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     k = _positions(events, CardPlayed)[4]
     raw = _as_json(events)
@@ -166,7 +180,9 @@ def test_removed_event_is_caught_at_its_position(tmp_path: Path, logs: dict[str,
     assert code == 1 and f"event {k}:" in out and "missing" not in out
 
 
-def test_wrong_score_is_caught(tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_score_is_caught(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     k = next(i for i in _positions(events, DealScored) if events[i].result.kind == "game")  # type: ignore[attr-defined]
     raw = _as_json(events)
@@ -176,16 +192,18 @@ def test_wrong_score_is_caught(tmp_path: Path, logs: dict[str, list[Event]], cap
     assert code == 1 and f"event {k}:" in out and "DealScored does not follow" in out
 
 
-def test_undecodable_event_is_reported(tmp_path: Path, logs: dict[str, list[Event]],
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_undecodable_event_is_reported(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     raw = _as_json(logs["t-a"])
     raw[7] = {"type": "card_played/1", "seat": 0, "card": "ZZ"}
     code, out, _ = _cli(str(_write(tmp_path / "x.jsonl", raw)), "--verify", capsys=capsys)
     assert code == 1 and "event 7:" in out and "decode" in out
 
 
-def test_unknown_event_types_are_skipped(tmp_path: Path, logs: dict[str, list[Event]],
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_event_types_are_skipped(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     raw = _as_json(logs["t-a"])
     raw.insert(1, {"type": "from_the_future/3", "anything": [1, 2]})
     raw.insert(2, msgspec.to_builtins(UnknownEvent("read_from_a_newer_store", 2)))  # as write_results writes one
@@ -193,8 +211,9 @@ def test_unknown_event_types_are_skipped(tmp_path: Path, logs: dict[str, list[Ev
     assert code == 0 and out.startswith(f"ok: {len(raw)} events")
 
 
-def test_unclosed_table_is_ok_but_said(tmp_path: Path, logs: dict[str, list[Event]],
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_unclosed_table_is_ok_but_said(
+    tmp_path: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     raw = _as_json(logs["t-a"])[:30]
     code, out, _ = _cli(str(_write(tmp_path / "x.jsonl", raw)), "--verify", capsys=capsys)
     assert code == 0 and "ok: 30 events" in out and "not closed" in out
@@ -203,8 +222,9 @@ def test_unclosed_table_is_ok_but_said(tmp_path: Path, logs: dict[str, list[Even
 # --- terminal ------------------------------------------------------------------------------
 
 
-def test_summary_lists_every_deal_and_the_totals(archive: Path, logs: dict[str, list[Event]],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_lists_every_deal_and_the_totals(
+    archive: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = _cli(str(archive), "--table", "t-b", "--summary", capsys=capsys)
     state = fold(logs["t-b"])
     assert code == 0
@@ -221,8 +241,9 @@ def test_summary_lists_every_deal_and_the_totals(archive: Path, logs: dict[str, 
         assert f"{state.totals[seat]:+6d}" in line and f"{state.sf_totals[seat]:+6d}" in line
 
 
-def test_to_shows_the_state_after_event_n(archive: Path, logs: dict[str, list[Event]],
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_to_shows_the_state_after_event_n(
+    archive: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     n = _positions(events, CardPlayed)[4]
     code, out, _ = _cli(str(archive), "--to", str(n), capsys=capsys)
@@ -238,8 +259,9 @@ def test_to_shows_the_state_after_event_n(archive: Path, logs: dict[str, list[Ev
     assert code == 2 and "0.." in err
 
 
-def test_stepping_prints_a_whole_deal_when_not_a_tty(archive: Path, logs: dict[str, list[Event]],
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_stepping_prints_a_whole_deal_when_not_a_tty(
+    archive: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     events = logs["t-a"]
     state = fold(events)
     played = next(r for r in state.sheet if r.result.kind == "game")
@@ -264,8 +286,9 @@ def test_interactive_stepping_waits_and_can_stop(logs: dict[str, list[Event]]) -
     assert len([ln for ln in out.getvalue().splitlines() if ln.startswith("[")]) == 3
 
 
-def test_missing_source_and_table(tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str],
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_source_and_table(
+    tmp_path: Path, archive: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("SKAT_NATS_URL", raising=False)
     code, _, err = _cli("no-such-table", capsys=capsys)
     assert code == 2 and "--nats" in err
@@ -276,8 +299,9 @@ def test_missing_source_and_table(tmp_path: Path, archive: Path, capsys: pytest.
 # --- HTML ----------------------------------------------------------------------------------
 
 
-def test_html_is_self_contained_and_holds_every_step(tmp_path: Path, archive: Path, logs: dict[str, list[Event]],
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_is_self_contained_and_holds_every_step(
+    tmp_path: Path, archive: Path, logs: dict[str, list[Event]], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "deal.html"
     code, msg, _ = _cli(str(archive), "--html", str(out), capsys=capsys)
     assert code == 0 and "wrote" in msg
@@ -303,18 +327,34 @@ def test_html_of_a_broken_log_shows_up_to_the_break(logs: dict[str, list[Event]]
 
 
 def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or (
-        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    return (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    )
 
 
 def _browser(page: Path, *mode: str, profile: str) -> subprocess.CompletedProcess[str]:
     exe = _chromium()
     assert exe is not None
     return subprocess.run(
-        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-         f"--user-data-dir={profile}", "--window-size=1200,800", *mode],
-        capture_output=True, text=True, timeout=60,
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={profile}",
+            "--window-size=1200,800",
+            *mode,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -347,6 +387,7 @@ def test_html_in_a_real_browser(tmp_path: Path, archive: Path, logs: dict[str, l
     for c in steps[k]["trick"]["cards"]:
         assert f'data-card="{c["card"]}"' in trick_of(doms[k])
     assert steps[k]["text"] in doms[k] and steps[0]["text"] in doms[0]
+
     def hands_of(dom: str) -> str:
         return dom.split('id="seats"', 1)[1].split('id="trick"', 1)[0]
 

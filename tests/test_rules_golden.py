@@ -7,13 +7,13 @@ import pytest
 from protocol import cards as C
 from protocol.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
 from protocol.deal import Deal
+from protocol.dealing import deal_seats, dealer_seat
 from protocol.decide import Rejection, decide
 from protocol.events import DealDealt, TableOpened
 from protocol.games import BID_LADDERS, Declaration
 from protocol.rules import Rules
 from protocol.scoring import DealResult, game_value, matadors
 from protocol.table import TableState, due
-from protocol.dealing import deal_seats, dealer_seat
 
 RULES_MD_BIDS = (
     "18 20 22 23 24 27 30 33 35 36 40 44 45 46 48 50 54 55 59 60 63 66 70 72 77 80 81 84 88 90 96 99 "

@@ -121,7 +121,12 @@ class Entitlement:
             elif isinstance(event, CardsShown):
                 public |= set(event.cards)
             deal = state.deal
-            if deal is not None and deal.declaration is not None and deal.declaration.ouvert and deal.phase == "playing":
+            if (
+                deal is not None
+                and deal.declaration is not None
+                and deal.declaration.ouvert
+                and deal.phase == "playing"
+            ):
                 public |= set(C.codes(deal.hands[deal.declarer]))
             entry = {seat: frozenset(cards | public) for seat, cards in own.items()}
             entry[SPECTATOR] = frozenset(public)
@@ -227,11 +232,19 @@ async def test_odd_tokens_and_spoofed_replies_change_nothing(stack: Stack, nc: C
     # real table plays (her own bot plays it honestly).
     # Mallory's own connection: the broker answers "no responders" (503) to the sender alone.
     attacker = await nats.connect(stack.url)
-    payloads = [encode(PickUpSkat()), encode(Bid(value=18)), encode(Pass()), b'{"type":"play","card":"CJ"}', encode(PlayCard(card="SA"))]
+    payloads = [
+        encode(PickUpSkat()),
+        encode(Bid(value=18)),
+        encode(Pass()),
+        b'{"type":"play","card":"CJ"}',
+        encode(PlayCard(card="SA")),
+    ]
     for i, token in enumerate(ODD_TABLES):
         for j, data in enumerate(payloads):
             await attacker.publish(f"skat.cmd.mallory.{token}", data, reply=f"_INBOX.mallory.ok.{i}-{j}")
-            await attacker.publish(f"skat.cmd.mallory.{token}", data, reply=SPOOFED_REPLIES[(i + j) % len(SPOOFED_REPLIES)])
+            await attacker.publish(
+                f"skat.cmd.mallory.{token}", data, reply=SPOOFED_REPLIES[(i + j) % len(SPOOFED_REPLIES)]
+            )
     for reply in SPOOFED_REPLIES:
         for data in payloads:
             await attacker.publish("skat.cmd.mallory.real", data, reply=reply)
@@ -250,7 +263,14 @@ async def test_odd_tokens_and_spoofed_replies_change_nothing(stack: Stack, nc: C
     assert len(await EventStore(nc).read("real")) == len(log)  # nothing stored beside the events
     # Nothing was published where she pointed the replies; only the store's own events on the log.
     on_log = [m for m in recorder.elsewhere if m.subject.startswith("skat.log.")]
-    assert all(m.subject.startswith("skat.log.real.") and (m.headers or {}).get("Nats-Msg-Id", "").startswith("real:") for m in on_log), [(m.subject, m.headers, m.data[:40]) for m in on_log if not (m.headers or {}).get("Nats-Msg-Id", "").startswith("real:")]
+    assert all(
+        m.subject.startswith("skat.log.real.") and (m.headers or {}).get("Nats-Msg-Id", "").startswith("real:")
+        for m in on_log
+    ), [
+        (m.subject, m.headers, m.data[:40])
+        for m in on_log
+        if not (m.headers or {}).get("Nats-Msg-Id", "").startswith("real:")
+    ]
     assert len(on_log) == len(log)
     assert not [m for m in recorder.elsewhere if not m.subject.startswith("skat.log.")]
     # Every view went to a real player at the real table.
@@ -297,7 +317,9 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-async def test_a_flood_of_commands_hellos_and_large_messages_costs_the_others_nothing(nats_server: object, nc: Client) -> None:
+async def test_a_flood_of_commands_hellos_and_large_messages_costs_the_others_nothing(
+    nats_server: object, nc: Client
+) -> None:
     from services.main import wait_ready
 
     stack = Stack(nats_server.url)  # type: ignore[attr-defined]
@@ -315,7 +337,11 @@ async def test_a_flood_of_commands_hellos_and_large_messages_costs_the_others_no
 
         await nc.subscribe("_INBOX.mallory.flood.>", cb=on_notice)
         # She sits at a table of her own (so the services listen to her), and floods.
-        assert (await open_table(nc, OpenTable(table="hers", players=["mallory", "x1", "x2"], rules=Rules(turn_seconds=600)))).ok
+        assert (
+            await open_table(
+                nc, OpenTable(table="hers", players=["mallory", "x1", "x2"], rules=Rules(turn_seconds=600))
+            )
+        ).ok
         for t in ("calm1", "calm2", "calm3"):
             assert (await open_table(nc, OpenTable(table=t, players=names, rules=rules, seed=t))).ok
         rss_before = {name: _rss_mb(ps[0].pid) for name, ps in stack.procs.items()}
@@ -327,7 +353,9 @@ async def test_a_flood_of_commands_hellos_and_large_messages_costs_the_others_no
         while time.monotonic() - started < 2.0:
             for k in range(100):
                 table = "hers" if k % 2 else f"nosuch{k}"
-                await nc.publish(f"skat.cmd.mallory.{table}", encode(Bid(value=18)), reply=f"_INBOX.mallory.flood.{sent}")
+                await nc.publish(
+                    f"skat.cmd.mallory.{table}", encode(Bid(value=18)), reply=f"_INBOX.mallory.flood.{sent}"
+                )
                 sent += 1
             await nc.publish("skat.hello.mallory", b"", reply=f"_INBOX.mallory.flood.h{sent}")
             await nc.publish("skat.cmd.mallory.hers", big, reply=f"_INBOX.mallory.flood.b{sent}")
@@ -380,14 +408,15 @@ async def test_a_player_asks_for_json_updates_itself_and_keeps_them_across_a_res
     await wait_closed(nc, "js2")
     for p in [*others, jay]:
         await p.stop()
-    assert raw and all(data.startswith(b"{") for data in raw), [(i, d[:60]) for i, d in enumerate(raw) if not d.startswith(b"{")]
+    assert raw and all(data.startswith(b"{") for data in raw), [
+        (i, d[:60]) for i, d in enumerate(raw) if not d.startswith(b"{")
+    ]
     assert {msgspec.json.decode(d)["view"]["table"] for d in raw} == {"js1", "js2"}
     # A hello that cannot be read is answered with the reason, and changes nothing.
     inbox = Inbox(nc, "jay")
     await inbox.start()
     answer = msgspec.json.decode((await inbox.request("skat.hello.jay", b'{"format": "xml"}', 2.0)).data)
     assert "error" in answer and answer["prompts"] == 0
-
 
 
 async def test_asking_for_a_table_before_it_opens_does_not_hide_it_from_its_players(stack: Stack, nc: Client) -> None:

@@ -82,7 +82,7 @@ async def test_a_player_cannot_see_or_act_for_others(secured: Secured) -> None:
     for subject in ("skat.view.bob.>", "skat.log.>", "$JS.API.>", "skat.cmd.>"):
         await ann.subscribe(subject, cb=spy)
         assert await _violation(errors, subject), (subject, errors)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017  (a time-out or a permissions error: either refuses)
         await ann.jetstream(timeout=1.0).stream_info("SKAT")
     await ann.publish(command_subject("bob", "sec"), encode(Pass()))
     assert await _violation(errors, "skat.cmd.bob.sec")

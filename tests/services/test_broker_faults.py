@@ -53,7 +53,9 @@ def _config(tid: str) -> TournamentConfig:
 Fault = Callable[[Client], Awaitable[None]]
 
 
-async def _tournament(url: str, tmp: Path, fault: Fault | None = None) -> tuple[dict[str, list[Event]], dict[str, Any], float]:
+async def _tournament(
+    url: str, tmp: Path, fault: Fault | None = None
+) -> tuple[dict[str, list[Event]], dict[str, Any], float]:
     """Play the tournament (with ``fault`` run alongside); returns each table's events (as
     stored), the results, and the longest gap between two consecutive events of a table."""
     nc = await nats.connect(url.split(","), max_reconnect_attempts=-1, reconnect_time_wait=0.2)
@@ -88,7 +90,12 @@ async def _scored(nc: Client, at_least: int) -> None:
         await asyncio.sleep(0.05)
 
 
-def _check(reference: dict[str, list[Event]], faulted: dict[str, list[Event]], results: dict[str, Any], ref_results: dict[str, Any]) -> None:
+def _check(
+    reference: dict[str, list[Event]],
+    faulted: dict[str, list[Event]],
+    results: dict[str, Any],
+    ref_results: dict[str, Any],
+) -> None:
     assert faulted.keys() == reference.keys()
     for table, events in reference.items():
         assert faulted[table] == events, f"{table} differs from the fault-free run"
@@ -137,7 +144,9 @@ async def test_a_tournament_survives_a_sigkilled_nats_server(tmp_path: Path) -> 
     assert stall < TURN_SECONDS
 
 
-async def _on_cluster(cluster: LocalCluster, tmp: Path, fault: Fault | None) -> tuple[dict[str, list[Event]], dict[str, Any], float]:
+async def _on_cluster(
+    cluster: LocalCluster, tmp: Path, fault: Fault | None
+) -> tuple[dict[str, list[Event]], dict[str, Any], float]:
     stack = Stack(cluster.url)
     stack.env["SKAT_REPLICAS"] = "3"
     stack.start_all()

@@ -174,7 +174,9 @@ async def test_replicated_stream_survives_sigkill_of_its_leader(nats_cluster: Lo
         restarted_at = time.monotonic()
         await asyncio.to_thread(cluster.restart, old)
         state = await wait_replica(cluster, old, 11)
-        print(f"{old} restarted and caught up (last_seq {state['last_seq']}) in {time.monotonic() - restarted_at:.2f} s")
+        print(
+            f"{old} restarted and caught up (last_seq {state['last_seq']}) in {time.monotonic() - restarted_at:.2f} s"
+        )
         back = await node_client(cluster, old)
         try:
             assert (await back.jetstream().get_msg(STREAM, 11)).data == b"after-kill"

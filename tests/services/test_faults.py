@@ -100,7 +100,9 @@ async def test_duplicate_publish_is_stored_once(nc: Client) -> None:
     # The same append again (as after a lost acknowledgement): the same sequence, nothing new.
     assert await store.append("dup", 0, opened, 0) == seq
     # A raw publish with the same message id inside the duplicate window is dropped by the server.
-    ack = await store.js.publish(store.subject("dup", opened), store.codec.encode(opened), headers={"Nats-Msg-Id": "dup:0"})
+    ack = await store.js.publish(
+        store.subject("dup", opened), store.codec.encode(opened), headers={"Nats-Msg-Id": "dup:0"}
+    )
     assert ack.duplicate and ack.seq == seq
     assert [s.seq for s in await store.read("dup")] == [seq]
 

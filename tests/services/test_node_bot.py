@@ -22,8 +22,17 @@ from nats.aio.client import Client
 from nats.aio.subscription import Subscription
 
 from protocol.events import (
-    BidHeld, BidMade, CardPlayed, Discarded, GameDeclared, KontraSaid, Passed, PlayerTimedOut, ReSaid,
-    SkatTaken, TableClosed,
+    BidHeld,
+    BidMade,
+    CardPlayed,
+    Discarded,
+    GameDeclared,
+    KontraSaid,
+    Passed,
+    PlayerTimedOut,
+    ReSaid,
+    SkatTaken,
+    TableClosed,
 )  # fmt: skip
 from protocol.rules import Rules
 from protocol.table import fold
@@ -74,7 +83,9 @@ def node() -> str:
         if failed:
             if not any(code in output for code in NETWORK_ERRORS) and _registry_answers(npm):
                 pytest.fail(f"npm ci in {BOT_DIR} failed:\n{output[-4000:]}")
-            pytest.skip(f"the npm registry cannot be reached, so examples/node-bot cannot be installed:\n{output[-2000:]}")
+            pytest.skip(
+                f"the npm registry cannot be reached, so examples/node-bot cannot be installed:\n{output[-2000:]}"
+            )
     return node
 
 
@@ -104,7 +115,9 @@ async def _first_prompt(sub: Subscription, timeout: float = 15.0) -> dict:
     raise AssertionError("the subscription ended")
 
 
-async def _closed_while_running(nc: Client, table: str, proc: subprocess.Popen[bytes], out: Path, timeout: float) -> list:
+async def _closed_while_running(
+    nc: Client, table: str, proc: subprocess.Popen[bytes], out: Path, timeout: float
+) -> list:
     """The table's log once it is closed; fails early (with the bot's output) if the bot dies."""
     closing = asyncio.ensure_future(wait_closed(nc, table, timeout=timeout))
     try:
@@ -127,7 +140,9 @@ def _bot_lines(out: Path) -> list[dict]:
     return lines
 
 
-async def _wait_line(out: Path, proc: subprocess.Popen[bytes], event: str, timeout: float = 15.0, **fields: object) -> dict:
+async def _wait_line(
+    out: Path, proc: subprocess.Popen[bytes], event: str, timeout: float = 15.0, **fields: object
+) -> dict:
     """The first line of the bot's log with this event (and these fields)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -143,7 +158,10 @@ async def _wait_line(out: Path, proc: subprocess.Popen[bytes], event: str, timeo
 def _start_bot(node: str, url: str, out: Path, *extra: str) -> subprocess.Popen[bytes]:
     with out.open("wb") as sink:
         return subprocess.Popen(
-            [node, "bot.js", "--player", NODE_PLAYER, "--nats", url, *extra], cwd=BOT_DIR, stdout=sink, stderr=subprocess.STDOUT
+            [node, "bot.js", "--player", NODE_PLAYER, "--nats", url, *extra],
+            cwd=BOT_DIR,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
 
 
@@ -322,14 +340,20 @@ async def test_node_bot_plays_over_tls_with_its_own_key(node: str, tmp_path: Pat
     from services.auth import SERVICE_USER, write_auth
     from services.connection import open_connection
 
-    auth = write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), tls=True)
+    auth = write_auth(
+        tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), tls=True
+    )
     server = EmbeddedServer(config=auth.config, host=auth.host, port=auth.port, tls=True).start()
     stack = Stack(auth.settings(SERVICE_USER, server.url))
     stack.start_all()
     conns: dict[str, Client] = {}
     try:
         admin = await open_connection(auth.settings(SERVICE_USER, server.url))
-        conns = {p: await open_connection(auth.settings(p, server.url), inbox_prefix=f"_INBOX.{p}") for p in PLAYERS if p != NODE_PLAYER}
+        conns = {
+            p: await open_connection(auth.settings(p, server.url), inbox_prefix=f"_INBOX.{p}")
+            for p in PLAYERS
+            if p != NODE_PLAYER
+        }
         players = await _python_players(conns)
         table, rules = "node-tls", Rules(rounds=1, turn_seconds=10)
         out = tmp_path / "node-bot.log"
@@ -354,7 +378,9 @@ async def test_node_bot_plays_over_tls_with_its_own_key(node: str, tmp_path: Pat
 
         stranger = tmp_path / "stranger.nk"
         stranger.write_bytes(new_seed() + b"\n")
-        bad = _start_bot(node, server.url, tmp_path / "stranger.log", "--creds", str(stranger), "--tls-ca", str(auth.ca_file))
+        bad = _start_bot(
+            node, server.url, tmp_path / "stranger.log", "--creds", str(stranger), "--tls-ca", str(auth.ca_file)
+        )
         try:
             assert await asyncio.to_thread(bad.wait, 20) == 1
         finally:
@@ -374,6 +400,8 @@ async def test_node_bot_plays_over_tls_with_its_own_key(node: str, tmp_path: Pat
 def test_node_bot_input_mistakes_are_one_line(node: str, tmp_path: Path) -> None:
     """A missing key file or CA file: one line on stderr, exit 2, no stack trace."""
     for extra in (["--creds", str(tmp_path / "missing.nk")], ["--tls-ca", str(tmp_path / "missing.pem")]):
-        done = subprocess.run([node, "bot.js", "--player", "ann", *extra], cwd=BOT_DIR, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [node, "bot.js", "--player", "ann", *extra], cwd=BOT_DIR, capture_output=True, text=True, timeout=30
+        )
         assert done.returncode == 2, done
         assert len(done.stderr.strip().splitlines()) == 1 and "missing" in done.stderr, done.stderr

@@ -26,7 +26,9 @@ PLAYERS = ["ann", "bob", "cyd"]
 
 
 def _bot_process(url: str, player: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "services.cli", "bot", "stepping-random", "--player", player, "--nats", url])
+    return subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "bot", "stepping-random", "--player", player, "--nats", url]
+    )
 
 
 async def test_a_bot_that_reconnects_gets_its_prompt_again(stack: Stack, nc: Client) -> None:
@@ -61,7 +63,12 @@ class Flooder:
         self.replies: list[Reply] = []
 
     async def act(self, obs: Update) -> object:
-        junk = [b"\x00\x01garbage", b'{"type": "play", "card": "ZZ"}', encode(Bid(value=19)), encode(PlayCard(card="CJ", at=0))]
+        junk = [
+            b"\x00\x01garbage",
+            b'{"type": "play", "card": "ZZ"}',
+            encode(Bid(value=19)),
+            encode(PlayCard(card="CJ", at=0)),
+        ]
         answers = await asyncio.gather(
             *(ask(self.nc, self.player, obs.view.table, junk[i % len(junk)]) for i in range(40)), return_exceptions=True
         )
@@ -71,7 +78,11 @@ class Flooder:
 
 async def test_a_flooding_bot_is_refused_and_cannot_stall_the_table(stack: Stack, nc: Client) -> None:
     flooder = Flooder(nc, "bob")
-    players = [RemotePlayer(nc, "ann", HashedBot("f")), RemotePlayer(nc, "bob", flooder), RemotePlayer(nc, "cyd", HashedBot("f"))]
+    players = [
+        RemotePlayer(nc, "ann", HashedBot("f")),
+        RemotePlayer(nc, "bob", flooder),
+        RemotePlayer(nc, "cyd", HashedBot("f")),
+    ]
     for p in players:
         await p.start()
     rules = Rules(rounds=1, turn_seconds=30)
@@ -105,8 +116,24 @@ async def test_sdk_play_with_an_async_bot(stack: Stack, nc: Client) -> None:
 
 def test_schema_covers_every_command() -> None:
     document = json.loads(player_schema())
-    tags = {d["properties"]["type"]["enum"][0] for name, d in document["$defs"].items() if name in {
-        "Bid", "Hold", "Pass", "PickUpSkat", "Discard", "Declare", "Kontra", "Re", "PlayCard", "ShowCards", "Resign"}}
+    tags = {
+        d["properties"]["type"]["enum"][0]
+        for name, d in document["$defs"].items()
+        if name
+        in {
+            "Bid",
+            "Hold",
+            "Pass",
+            "PickUpSkat",
+            "Discard",
+            "Declare",
+            "Kontra",
+            "Re",
+            "PlayCard",
+            "ShowCards",
+            "Resign",
+        }
+    }
     assert tags == {"bid", "hold", "pass", "pickup", "discard", "declare", "kontra", "re", "play", "show", "resign"}
     assert {"command", "reply", "update"} <= set(document["properties"])
 

@@ -49,7 +49,9 @@ PLAYERS = ["ann", "bob", "cyd"]
 
 def _auth(tmp_path: Path, **kwargs: Any) -> AuthDir:
     """A ``skat auth`` directory for PLAYERS on a free loopback port."""
-    return write_auth(tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), **kwargs)
+    return write_auth(
+        tmp_path / "auth", PLAYERS, store_dir=str(tmp_path / "js"), listen=("127.0.0.1", free_port()), **kwargs
+    )
 
 
 def _server(auth: AuthDir) -> EmbeddedServer:
@@ -69,7 +71,9 @@ async def tls_server(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedServer, Auth
 # --- a whole table -------------------------------------------------------------------------------
 
 
-async def test_a_table_over_tls_with_a_key_per_player(tls_server: tuple[EmbeddedServer, AuthDir], tmp_path: Path) -> None:
+async def test_a_table_over_tls_with_a_key_per_player(
+    tls_server: tuple[EmbeddedServer, AuthDir], tmp_path: Path
+) -> None:
     """The services, two SDK bots and one `skat bot` process, each with its own NKey seed
     file and the CA: a whole table, every seat played, nobody timed out."""
     server, auth = tls_server
@@ -153,7 +157,9 @@ async def test_plaintext_with_a_valid_key_is_refused(tls_server: tuple[EmbeddedS
         await open_connection(plain, allow_reconnect=False, connect_timeout=3)
 
 
-async def test_a_key_the_server_does_not_know_is_refused(tls_server: tuple[EmbeddedServer, AuthDir], tmp_path: Path) -> None:
+async def test_a_key_the_server_does_not_know_is_refused(
+    tls_server: tuple[EmbeddedServer, AuthDir], tmp_path: Path
+) -> None:
     server, auth = tls_server
     stranger = tmp_path / "stranger.nk"
     stranger.write_bytes(new_seed() + b"\n")
@@ -182,7 +188,9 @@ async def test_player_caps_and_max_payload(tmp_path: Path) -> None:
     conns: list[Client] = []
     try:
         for p in PLAYERS:
-            conns.append(await open_connection(auth.settings(p, server.url), inbox_prefix=f"_INBOX.{p}", allow_reconnect=False))
+            conns.append(
+                await open_connection(auth.settings(p, server.url), inbox_prefix=f"_INBOX.{p}", allow_reconnect=False)
+            )
         with pytest.raises(Exception, match="(?i)maximum account active connections"):
             await open_connection(auth.settings("ann", server.url), inbox_prefix="_INBOX.ann", allow_reconnect=False)
         for _ in range(5):  # the services are in another account: not capped
@@ -225,6 +233,7 @@ async def test_services_reach_players_across_accounts(tmp_path: Path) -> None:
     ann = await open_connection(auth.settings("ann", server.url), inbox_prefix="_INBOX.ann")
     bob = await open_connection(auth.settings("bob", server.url), inbox_prefix="_INBOX.bob")
     try:
+
         async def answer(msg: Msg) -> None:
             await svc.publish(msg.reply, b"seen " + msg.subject.encode())
 
@@ -321,7 +330,9 @@ async def test_a_server_list_and_a_password_file(tmp_path: Path) -> None:
     """A comma-separated list (one server dead) connects to the live one; an older
     user/password server takes a JSON password file, or the password in the URL."""
     conf = tmp_path / "pw.conf"
-    conf.write_text(f'jetstream {{ store_dir: "{tmp_path / "js"}" }}\nauthorization {{ user: ann, password: "s3cret" }}\n')
+    conf.write_text(
+        f'jetstream {{ store_dir: "{tmp_path / "js"}" }}\nauthorization {{ user: ann, password: "s3cret" }}\n'
+    )
     server = EmbeddedServer(config=str(conf)).start()
     try:
         pw = tmp_path / "ann.json"
@@ -344,7 +355,9 @@ async def test_a_reconnect_is_logged_without_the_password(tmp_path: Path) -> Non
     from services.connection import connect
 
     conf = tmp_path / "pw.conf"
-    conf.write_text(f'jetstream {{ store_dir: "{tmp_path / "js"}" }}\nauthorization {{ user: ann, password: "s3cret" }}\n')
+    conf.write_text(
+        f'jetstream {{ store_dir: "{tmp_path / "js"}" }}\nauthorization {{ user: ann, password: "s3cret" }}\n'
+    )
     server = EmbeddedServer(config=str(conf)).start()
     try:
         with structlog.testing.capture_logs() as records:
@@ -384,14 +397,29 @@ async def test_settings_come_from_the_environment(tmp_path: Path, monkeypatch: p
     [
         (["bot", "random", "--player", "ann", "--creds", "{tmp}/missing.nk"], "missing.nk"),
         (["bot", "random", "--player", "ann", "--creds", "{tmp}/garbage.nk"], "garbage.nk"),
-        (["bot", "random", "--player", "ann", "--nats", "tls://127.0.0.1:1", "--tls-ca", "{tmp}/missing.pem"], "missing.pem"),
+        (
+            ["bot", "random", "--player", "ann", "--nats", "tls://127.0.0.1:1", "--tls-ca", "{tmp}/missing.pem"],
+            "missing.pem",
+        ),
         (["service", "play", "--nats", "http://x:1"], "not a NATS server URL"),
         (["up", "--creds", "{tmp}/garbage.nk"], "need a server"),
         (["up", "--auth", "{tmp}/nothing-here"], "skat auth"),
         (["auth", "--players", "ann", "--out", "{tmp}/a", "--listen", "nonsense"], "HOST:PORT"),
         (["auth", "--players", "ann", "--out", "{tmp}/a", "--listen", "0.0.0.0:99999"], "port"),
-        (["auth", "--players", "ann", "--out", "{tmp}/a", "--tls-cert", "{tmp}/missing.pem", "--tls-key", "{tmp}/k.pem"],
-         "missing.pem"),
+        (
+            [
+                "auth",
+                "--players",
+                "ann",
+                "--out",
+                "{tmp}/a",
+                "--tls-cert",
+                "{tmp}/missing.pem",
+                "--tls-key",
+                "{tmp}/k.pem",
+            ],
+            "missing.pem",
+        ),
         (["auth", "--players", "ann,skat-services", "--out", "{tmp}/a"], "reserved"),
         (["replay", "t1", "--nats", "nats://127.0.0.1:1", "--creds", "{tmp}/missing.nk"], "missing.nk"),
         (["tournament", "--nats", "nats://127.0.0.1:1", "--creds", "{tmp}/missing.nk"], "missing.nk"),
@@ -418,4 +446,7 @@ def test_a_mistake_is_one_line_from_the_real_command_too(tmp_path: Path) -> None
         capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip
     assert done.returncode == 2, done
-    assert done.stderr.strip() == f"skat bot: cannot read credentials file {tmp_path / 'nope.nk'}: No such file or directory"
+    assert (
+        done.stderr.strip()
+        == f"skat bot: cannot read credentials file {tmp_path / 'nope.nk'}: No such file or directory"
+    )

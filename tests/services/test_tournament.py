@@ -43,7 +43,9 @@ async def test_a_small_duplicate_tournament(stack: Stack, nc: Client, tmp_path: 
     assert len(results["tables"]) == 6
     assert {s["player"] for s in results["standings"]} == set(ENTRANTS)
     assert all(s["deals"] == 18 for s in results["standings"])
-    assert sum(s["seeger_fabian"] for s in results["standings"]) == sum(sum(t["seeger_fabian"]) for t in results["tables"])
+    assert sum(s["seeger_fabian"] for s in results["standings"]) == sum(
+        sum(t["seeger_fabian"]) for t in results["tables"]
+    )
     for name in ("results.json", "standings.csv", "archive.jsonl"):
         assert (tmp_path / "small" / name).stat().st_size > 0
     archive = [json.loads(line) for line in (tmp_path / "small" / "archive.jsonl").read_text().splitlines()]
@@ -68,15 +70,33 @@ async def test_same_seed_same_results_and_resume_after_a_kill(stack: Stack, nc: 
     # The same tournament on a second, separate stack: identical standings.
     async with LocalStack() as other_url:
         other = await nats.connect(other_url)
-        again = await run_tournament(other, _config("same", groups=2, rounds=2), out_dir=tmp_path / "b", out=io.StringIO())
+        again = await run_tournament(
+            other, _config("same", groups=2, rounds=2), out_dir=tmp_path / "b", out=io.StringIO()
+        )
         await other.close()
     assert again["standings"] == straight["standings"]
     assert again["tables"] == straight["tables"]
     # Killed halfway, then resumed: the same results as the straight run.
     async with LocalStack() as third_url:
         cmd = [
-            sys.executable, "-m", "services.cli", "tournament", "--nats", third_url, "--id", "same", "--seed", "tour",
-            "--bots", "stepping-random,random,stepping-random", "--groups", "2", "--rounds", "2", "--out", str(tmp_path / "c"),
+            sys.executable,
+            "-m",
+            "services.cli",
+            "tournament",
+            "--nats",
+            third_url,
+            "--id",
+            "same",
+            "--seed",
+            "tour",
+            "--bots",
+            "stepping-random,random,stepping-random",
+            "--groups",
+            "2",
+            "--rounds",
+            "2",
+            "--out",
+            str(tmp_path / "c"),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
         third = await nats.connect(third_url)

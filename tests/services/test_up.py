@@ -40,7 +40,9 @@ from .test_table_over_bus import PLAYERS, pure_log
 
 pytestmark = pytest.mark.timeout(90)
 
-UP_LINE = re.compile(r"^skatbus is up on ((?:nats|tls)://127\.0\.0\.1:(\d+)(?:,nats://127\.0\.0\.1:\d+)*) \(Ctrl-C stops it\)$")
+UP_LINE = re.compile(
+    r"^skatbus is up on ((?:nats|tls)://127\.0\.0\.1:(\d+)(?:,nats://127\.0\.0\.1:\d+)*) \(Ctrl-C stops it\)$"
+)
 RULES = Rules(rounds=1, turn_seconds=30)
 STOP_WITHIN = 5.0
 """Seconds from SIGINT to ``skat up`` having exited, its children stopped cleanly."""
@@ -174,7 +176,7 @@ class Up:
             self.proc.send_signal(signal.SIGINT)
             try:
                 await asyncio.wait_for(self.proc.wait(), 15)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
         for child in self.leftovers():
