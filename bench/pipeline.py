@@ -266,13 +266,14 @@ def _run(coro: Any) -> Any:
 
 
 def run(opts: Options) -> list[Row]:
-    rows, _ = _run(_measure(opts, None))
+    rows: list[Row] = _run(_measure(opts, None))[0]
     return rows
 
 
 def profile(opts: Options) -> str:
     with tempfile.TemporaryDirectory(prefix="skatbus-prof-") as d:
         rows, report = _run(_measure(opts, d))
+    report = str(report)
     from . import format_rows
 
     return format_rows("[pipeline, profiled run]", rows) + "\n" + report

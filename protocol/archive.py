@@ -43,7 +43,7 @@ def decode_line(line: bytes | str) -> Line:
 def decode_event(raw: bytes) -> Event | UnknownEvent:
     """An archived event; an unknown type/version becomes ``UnknownEvent``."""
     try:
-        return _EVENT.decode(raw)  # type: ignore[no-any-return]
+        return _EVENT.decode(raw)
     except msgspec.ValidationError:
         fields = _FIELDS.decode(raw)
         tag = fields.get("type")

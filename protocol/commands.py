@@ -26,27 +26,27 @@ class Command(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, omit_
     at: int = -1
 
 
-class Bid(Command, tag="bid"):
+class Bid(Command, frozen=True, tag="bid"):
     value: int
 
 
-class Hold(Command, tag="hold"):
+class Hold(Command, frozen=True, tag="hold"):
     """Forehand (or the survivor) holds the bid just named."""
 
 
-class Pass(Command, tag="pass"):
+class Pass(Command, frozen=True, tag="pass"):
     """Pass while bidding, or decline to say Kontra / Re."""
 
 
-class PickUpSkat(Command, tag="pickup"):
+class PickUpSkat(Command, frozen=True, tag="pickup"):
     pass
 
 
-class Discard(Command, tag="discard"):
+class Discard(Command, frozen=True, tag="discard"):
     cards: tuple[CardCode, CardCode]
 
 
-class Declare(Command, tag="declare", omit_defaults=True):
+class Declare(Command, frozen=True, tag="declare", omit_defaults=True):
     """Declare a game. A game declared before picking up the skat is a hand game."""
 
     game: GameType
@@ -55,23 +55,23 @@ class Declare(Command, tag="declare", omit_defaults=True):
     ouvert: bool = False
 
 
-class Kontra(Command, tag="kontra"):
+class Kontra(Command, frozen=True, tag="kontra"):
     pass
 
 
-class Re(Command, tag="re"):
+class Re(Command, frozen=True, tag="re"):
     pass
 
 
-class PlayCard(Command, tag="play"):
+class PlayCard(Command, frozen=True, tag="play"):
     card: CardCode
 
 
-class ShowCards(Command, tag="show"):
+class ShowCards(Command, frozen=True, tag="show"):
     """The declarer lays its cards open to claim the rest: an offer that ends nothing itself."""
 
 
-class Resign(Command, tag="resign"):
+class Resign(Command, frozen=True, tag="resign"):
     """Give up the deal: the declarer concedes, or a defender concedes (both must)."""
 
 

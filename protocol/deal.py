@@ -12,7 +12,8 @@ the services and the benchmarks all go through it for every single card.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
 from . import cards as C
 from .cards import CODES, INDEX, ORDERS, POINTS, CardOrder
@@ -152,7 +153,7 @@ class Deal:
                 m = hand & order.class_masks[order.klass[trick[0]]] or hand
             else:
                 m = hand
-            out = []
+            out: list[Command] = []
             while m:
                 low = m & -m
                 out.append(PLAY[low.bit_length() - 1])
@@ -531,7 +532,7 @@ def _name(action: object) -> str:
     return type(action).__struct_config__.tag if hasattr(type(action), "__struct_config__") else type(action).__name__  # type: ignore[attr-defined]
 
 
-_HANDLERS = {
+_HANDLERS: Final[dict[type, Callable[[Deal, int, Any], None]]] = {
     Bid: Deal._bid,
     Hold: Deal._hold,
     Pass: Deal._pass,

@@ -25,7 +25,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
     """Base of every event."""
 
 
-class TableOpened(Event, tag="table_opened/1"):
+class TableOpened(Event, frozen=True, tag="table_opened/1"):
     table: str
     players: list[str]
     rules: Rules
@@ -35,7 +35,7 @@ class TableOpened(Event, tag="table_opened/1"):
     """How each player wants its updates encoded (msgpack unless listed)."""
 
 
-class DealDealt(Event, tag="deal_dealt/1"):
+class DealDealt(Event, frozen=True, tag="deal_dealt/1"):
     deal: int
     """1-based number of the deal at this table."""
     dealer: int
@@ -48,62 +48,62 @@ class DealDealt(Event, tag="deal_dealt/1"):
     """The seed the cards came from (empty for a deal imported from elsewhere)."""
 
 
-class BidMade(Event, tag="bid/1"):
+class BidMade(Event, frozen=True, tag="bid/1"):
     seat: int
     value: int
 
 
-class BidHeld(Event, tag="hold/1"):
+class BidHeld(Event, frozen=True, tag="hold/1"):
     seat: int
     value: int
 
 
-class Passed(Event, tag="pass/1"):
+class Passed(Event, frozen=True, tag="pass/1"):
     """A pass while bidding, or declining to say Kontra or Re."""
 
     seat: int
 
 
-class BiddingWon(Event, tag="bidding_won/1"):
+class BiddingWon(Event, frozen=True, tag="bidding_won/1"):
     seat: int
     value: int
 
 
-class AllPassed(Event, tag="all_passed/1"):
+class AllPassed(Event, frozen=True, tag="all_passed/1"):
     """Everyone passed: the deal is passed in, or a Ramsch is played."""
 
     ramsch: bool
 
 
-class SkatTaken(Event, tag="skat_taken/1"):
+class SkatTaken(Event, frozen=True, tag="skat_taken/1"):
     seat: int
     cards: list[CardCode]
 
 
-class Discarded(Event, tag="discarded/1"):
+class Discarded(Event, frozen=True, tag="discarded/1"):
     seat: int
     cards: list[CardCode]
 
 
-class GameDeclared(Event, tag="game_declared/1"):
+class GameDeclared(Event, frozen=True, tag="game_declared/1"):
     seat: int
     game: Declaration
 
 
-class KontraSaid(Event, tag="kontra/1"):
+class KontraSaid(Event, frozen=True, tag="kontra/1"):
     seat: int
 
 
-class ReSaid(Event, tag="re/1"):
+class ReSaid(Event, frozen=True, tag="re/1"):
     seat: int
 
 
-class CardPlayed(Event, tag="card_played/1"):
+class CardPlayed(Event, frozen=True, tag="card_played/1"):
     seat: int
     card: CardCode
 
 
-class TrickTaken(Event, tag="trick_taken/1"):
+class TrickTaken(Event, frozen=True, tag="trick_taken/1"):
     seat: int
     """The winner."""
     trick: int
@@ -113,23 +113,23 @@ class TrickTaken(Event, tag="trick_taken/1"):
     points: int
 
 
-class CardsShown(Event, tag="cards_shown/1"):
+class CardsShown(Event, frozen=True, tag="cards_shown/1"):
     """The declarer laid its remaining cards open (an offer to end the deal)."""
 
     seat: int
     cards: list[CardCode]
 
 
-class Resigned(Event, tag="resigned/1"):
+class Resigned(Event, frozen=True, tag="resigned/1"):
     seat: int
 
 
-class DealEnded(Event, tag="deal_ended/1"):
+class DealEnded(Event, frozen=True, tag="deal_ended/1"):
     deal: int
     reason: str
 
 
-class DealScored(Event, tag="deal_scored/1"):
+class DealScored(Event, frozen=True, tag="deal_scored/1"):
     deal: int
     result: DealResult
     bock_rounds_added: int = 0
@@ -137,13 +137,13 @@ class DealScored(Event, tag="deal_scored/1"):
     """Bock deals still to come after this one."""
 
 
-class PlayerTimedOut(Event, tag="timed_out/1"):
+class PlayerTimedOut(Event, frozen=True, tag="timed_out/1"):
     """The seat to act missed its deadline; the default action follows as its own event."""
 
     seat: int
 
 
-class TableClosed(Event, tag="table_closed/1"):
+class TableClosed(Event, frozen=True, tag="table_closed/1"):
     reason: str
 
 
@@ -153,7 +153,7 @@ AnyEvent = (
     | Resigned | DealEnded | DealScored | PlayerTimedOut | TableClosed
 )  # fmt: skip
 
-EVENT_TYPES: Final[tuple[type[Event], ...]] = AnyEvent.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: Final[tuple[type[Event], ...]] = AnyEvent.__args__
 TAGS: Final[dict[type[Event], str]] = {t: t.__struct_config__.tag for t in EVENT_TYPES}  # type: ignore[misc]
 BY_TAG: Final[dict[str, type[Event]]] = {tag: t for t, tag in TAGS.items()}
 
@@ -191,7 +191,7 @@ class Codec:
     def __init__(self, fmt: str = "msgpack") -> None:
         if fmt == "msgpack":
             self._encoder: Any = msgspec.msgpack.Encoder()
-            self._envelope = msgspec.msgpack.Decoder(Envelope)
+            self._envelope: Any = msgspec.msgpack.Decoder(Envelope)
             self._payloads = {tag: msgspec.msgpack.Decoder(t) for tag, t in BY_TAG.items()}
         elif fmt == "json":
             self._encoder = msgspec.json.Encoder()
@@ -204,14 +204,15 @@ class Codec:
 
     def encode(self, event: Event) -> bytes:
         name, version = self._names[type(event)]
-        return self._encoder.encode(Envelope(name, version, msgspec.Raw(self._encoder.encode(event))))
+        data: bytes = self._encoder.encode(Envelope(name, version, msgspec.Raw(self._encoder.encode(event))))
+        return data
 
     def decode(self, data: bytes) -> Event | UnknownEvent:
         env = self._envelope.decode(data)
         decoder = self._payloads.get(f"{env.type}/{env.version}")
         if decoder is None:
             return UnknownEvent(env.type, env.version)
-        return decoder.decode(env.payload)  # type: ignore[no-any-return]
+        return decoder.decode(env.payload)
 
 
 MSGPACK: Final = Codec("msgpack")

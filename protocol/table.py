@@ -11,8 +11,8 @@ it (each owns some kinds, see ``OWNER``), and player commands wait until nothing
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
 
 import msgspec
 
@@ -359,7 +359,7 @@ class TableState:
         return new
 
 
-_APPLY = {
+_APPLY: Final[dict[type, Callable[[TableState, Any], None]]] = {
     TableOpened: TableState._opened,
     DealDealt: TableState._dealt,
     BidMade: TableState._bid,

@@ -54,14 +54,14 @@ def redact(event: Event, seat: int) -> Event:
     kind = type(event)
     if kind is TableOpened:
         # The table seed gives every deal's cards (dealing.deal_seed): never shown to anyone.
-        return msgspec.structs.replace(event, seed="")  # type: ignore[type-var]
+        return msgspec.structs.replace(event, seed="")
     if kind is DealDealt:
         e: DealDealt = event  # type: ignore[assignment]
         hands = tuple(h if seat >= 0 and e.seats[i] == seat else [] for i, h in enumerate(e.hands))
         return msgspec.structs.replace(e, hands=hands, skat=[], seed="")
     if kind is SkatTaken or kind is Discarded:
         if event.seat != seat:  # type: ignore[attr-defined]
-            return msgspec.structs.replace(event, cards=[])  # type: ignore[type-var]
+            return msgspec.structs.replace(event, cards=[])
     return event
 
 
@@ -97,7 +97,7 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
     out.kontra, out.re = deal.kontra, deal.re
     out.trick = [C.CODES[c] for c in deal.trick]  # type: ignore[misc]
     out.trick_leader = seats[deal.leader] if deal.phase == "playing" else None
-    out.history = [redact(e, seat) for e in state.deal_events]
+    out.history = [redact(e, seat) for e in state.deal_events]  # type: ignore[misc]  # redact keeps each event's type
     if seat >= 0 and state.to_move == seat:
         out.legal = state.legal_actions(seat)  # type: ignore[assignment]
     return out

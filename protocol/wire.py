@@ -58,11 +58,11 @@ class Update(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Log position this view reflects: the events 0..index-1 have happened."""
 
 
-_COMMAND_DECODERS: Final = {
+_COMMAND_DECODERS: Final[dict[str, Any]] = {
     "msgpack": msgspec.msgpack.Decoder(AnyCommand),
     "json": msgspec.json.Decoder(AnyCommand),
 }
-_ENCODERS: Final = {"msgpack": msgspec.msgpack.Encoder(), "json": msgspec.json.Encoder()}
+_ENCODERS: Final[dict[str, Any]] = {"msgpack": msgspec.msgpack.Encoder(), "json": msgspec.json.Encoder()}
 
 
 def sniff(data: bytes) -> str:
@@ -77,7 +77,8 @@ def decode_command(data: bytes) -> tuple[Any, str]:
 
 
 def encode(obj: object, fmt: str = "msgpack") -> bytes:
-    return _ENCODERS[fmt].encode(obj)
+    data: bytes = _ENCODERS[fmt].encode(obj)
+    return data
 
 
 def decode(data: bytes, kind: type[Any], fmt: str | None = None) -> Any:

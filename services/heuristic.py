@@ -741,7 +741,7 @@ class HeuristicBot:
 def _is_forehand(v: PlayerView) -> bool:
     for e in v.history:
         if type(e) is DealDealt:
-            return e.seats[0] == v.seat  # type: ignore[union-attr]
+            return e.seats[0] == v.seat
     return False
 
 

@@ -130,7 +130,7 @@ def _run(args: tuple[str, int]) -> list[Sample]:
         if got is None or row.result.kind != "game":
             continue
         for model, f in got:
-            out.append((model, f, bool(row.result.won)))  # type: ignore[arg-type]
+            out.append((model, f, bool(row.result.won)))
     return out
 
 

@@ -3,10 +3,12 @@ services carry tables over NATS. Every table is still a real event log folded by
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from protocol.decide import Rejection, decide
 from protocol.events import Event, TableOpened
@@ -51,6 +53,8 @@ def play_table(
         seat = state.to_move
         assert seat is not None
         action = bots[seat].act(observe(state, seat))
+        if inspect.isawaitable(action):  # an async bot needs an event loop: play it over the bus
+            raise TypeError(f"bot {players[seat]} is async; the pure-engine runner needs a plain act()")
         events = decide(state, seat, action)
         if isinstance(events, Rejection):
             raise RuntimeError(f"bot {players[seat]} chose an illegal action: {events.reason}")
@@ -59,7 +63,9 @@ def play_table(
     return run
 
 
-def run_local_tournament(tables: int = 3, rounds: int = 4, seed: str = "skatbus", out=sys.stdout) -> list[TableRun]:
+def run_local_tournament(
+    tables: int = 3, rounds: int = 4, seed: str = "skatbus", out: TextIO = sys.stdout
+) -> list[TableRun]:
     """Random bots at ``tables`` tables; print each deal as it is scored and the standings."""
     rules = Rules(rounds=rounds, seeger_fabian=True)
     runs = []
@@ -96,7 +102,7 @@ def describe(run: TableRun, r) -> str:  # type: ignore[no-untyped-def]
     return f"{who:>10} {str(r.game):<34} {outcome:<14} {r.declarer_points:3} pts  {r.scores[r.declarer]:+5}"
 
 
-def print_standings(runs: list[TableRun], out=sys.stdout) -> None:
+def print_standings(runs: list[TableRun], out: TextIO = sys.stdout) -> None:
     rows = []
     for run in runs:
         s = run.state

@@ -454,7 +454,7 @@ def export_events(items: Iterable[ArchiveLine], date: str) -> Iterator[tuple[str
     for line in items:
         event = line.event
         t = tables.setdefault(line.table, TableExport())
-        tokens = _move_tokens(t, event)
+        tokens = _move_tokens(t, event) if isinstance(event, Event) else []
         if type(event) is DealDealt:
             t.current = _start_deal(t.state, event)
         t.state.apply(event)

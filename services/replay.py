@@ -154,7 +154,7 @@ async def _load_live(table: str, settings: ConnectionSettings) -> TableLog:
             log.fail(position, f"stream sequence {s.seq} is not this table's event {position} (index {s.index})")
             if s.event is None:
                 return log
-        log.events.append(s.event)  # type: ignore[arg-type]
+        log.events.append(s.event)
     if not log.events:
         raise ValueError(f"no events for table {table!r} at {settings.describe()}")
     return log

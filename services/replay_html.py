@@ -49,7 +49,7 @@ def render_html(log: TableLog, only: int | None = None) -> tuple[str, int]:
     deals, error = deal_steps(log, only)
     players: list[str] = []
     if log.events and hasattr(log.events[0], "players"):
-        players = list(log.events[0].players)  # type: ignore[union-attr]
+        players = list(log.events[0].players)
     data = {
         "table": log.table,
         "players": players,

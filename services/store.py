@@ -112,7 +112,7 @@ class Stored(NamedTuple):
 
     subject: str
     seq: int
-    index: int
+    index: int  # type: ignore[assignment]  # a field, shadowing tuple.index on purpose
     stamp: str
     event: Event | UnknownEvent | None
     """None for a message in the table's subjects that is not one of our events (index -1)."""

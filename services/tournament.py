@@ -300,9 +300,9 @@ async def run_tournament(
     for spec in state.tables:
         table_logs[spec.table] = [s.event for s in await store.read(spec.table) if isinstance(s.event, Event)]
     for spec in state.pending:
-        table = table_logs[spec.table]
-        last = next(e for e in reversed(table) if isinstance(e, DealScored))
-        sheet = [e for e in table if isinstance(e, DealScored)]
+        events = table_logs[spec.table]
+        last = next(e for e in reversed(events) if isinstance(e, DealScored))
+        sheet = [e for e in events if isinstance(e, DealScored)]
         totals = [sum(e.result.scores[i] for e in sheet) for i in range(len(spec.players))]
         sf = [sum(e.result.seeger_fabian[i] for e in sheet) for i in range(len(spec.players))]
         finished = TableFinished(table=spec.table, deals=last.deal, totals=totals, seeger_fabian=sf)

@@ -186,6 +186,6 @@ def tournament_main(args: argparse.Namespace, intro: bool = False) -> int:
     try:
         import uvloop
 
-        return uvloop.run(_run(args, intro, settings))  # type: ignore[no-any-return]
+        return uvloop.run(_run(args, intro, settings))
     except ImportError:
         return asyncio.run(_run(args, intro, settings))
