@@ -24,7 +24,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy protocol services bench
+	$(BIN)/mypy protocol services skatbus bench
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -114,7 +114,7 @@ async def _measure(opts: Options) -> list[Row]:
             "SKAT_PLAYER_RATE": str(RATE),
         }
         procs = [
-            subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", server.url], env=env)
+            subprocess.Popen([sys.executable, "-m", "skatbus.cli", "service", name, "--nats", server.url], env=env)
             for name in SERVICES
         ]
         try:

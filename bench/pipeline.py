@@ -36,11 +36,11 @@ from protocol.events import MSGPACK, TableClosed
 from protocol.rules import Rules
 from protocol.subjects import ADMIN_OPEN
 from protocol.wire import OpenTable, Reply, decode, encode
-from services.bots import HashedBot
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
-from services.player import RemotePlayer
 from services.store import EventStore, stream_config
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
 
 from . import Options, Row
 
@@ -200,7 +200,7 @@ async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], s
         if profile_dir:
             env["SKAT_PROFILE_DIR"] = profile_dir
         procs = [
-            subprocess.Popen([sys.executable, "-m", "services.cli", "service", name, "--nats", server.url], env=env)
+            subprocess.Popen([sys.executable, "-m", "skatbus.cli", "service", name, "--nats", server.url], env=env)
             for name in SERVICES
         ]
         pids = {"nats-server": server.pid or 0, "bench players": os.getpid()}

@@ -91,7 +91,7 @@ def spawn_services(
 ) -> list[subprocess.Popen[bytes]]:
     """Start each service as its own process, connected as ``target`` says (see ``service_env``)."""
     child_env = service_env(target, env)
-    return [subprocess.Popen([sys.executable, "-m", "services.cli", "service", name], env=child_env) for name in names]
+    return [subprocess.Popen([sys.executable, "-m", "services", name], env=child_env) for name in names]
 
 
 def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:

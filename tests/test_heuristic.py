@@ -16,10 +16,10 @@ from protocol.games import BID_LADDERS, NULL_VALUES, Declaration
 from protocol.rules import Rules
 from protocol.views import PlayerView
 from protocol.wire import Update
-from services import heuristic as H
-from services.evaluate import SEATINGS, evaluate, main
-from services.heuristic import HeuristicBot
-from services.local import play_table
+from skatbus import heuristic as H
+from skatbus.evaluate import SEATINGS, evaluate, main
+from skatbus.heuristic import HeuristicBot
+from skatbus.local import play_table
 
 # Seats of forehand, middlehand, rearhand in the hand-made deals below.
 SEATS = (1, 0, 2)
@@ -216,7 +216,7 @@ class _Strict:
     ],
 )
 def test_never_illegal_over_many_tables(rules: Rules) -> None:
-    from services.bots import RandomBot, SteppingRandomBot
+    from skatbus.bots import RandomBot, SteppingRandomBot
 
     for t in range(20):
         players = [f"p{i}" for i in range(rules.players)]

@@ -22,11 +22,11 @@ from protocol.events import DealScored, TableClosed
 from protocol.iss import COMPARED_FIELDS, IssRecord, check, parse_record, replay
 from protocol.rules import Rules
 from protocol.table import fold
-from services.bots import SteppingRandomBot
-from services.cli import main
-from services.heuristic import HeuristicBot
-from services.local import play_table
-from services.records import archive_line, read_archive
+from skatbus.bots import SteppingRandomBot
+from skatbus.cli import main
+from skatbus.heuristic import HeuristicBot
+from skatbus.local import play_table
+from skatbus.records import archive_line, read_archive
 
 DATA = Path(__file__).parent / "data" / "iss"
 SGF = DATA / "iss-records.sgf"
@@ -154,7 +154,7 @@ def test_import_writes_one_folding_table_per_comparable_record(
 
 
 def test_archive_lines_are_what_the_tournament_writes() -> None:
-    """services.tournament.write_results spells each line this way; keep them in step."""
+    """skatbus.tournament.write_results spells each line this way; keep them in step."""
     from protocol.events import TableClosed as Closed
 
     line = archive_line("t-1", 7, Closed(reason="x"))

@@ -24,11 +24,11 @@ import pytest
 from protocol.events import CardPlayed, DealDealt, DealScored, Event, TrickTaken, UnknownEvent
 from protocol.rules import Rules
 from protocol.table import fold
-from services import replay as R
-from services.bots import SteppingRandomBot
-from services.cli import main as cli_main
-from services.local import play_table
-from services.replay_html import deal_steps, render_html
+from skatbus import replay as R
+from skatbus.bots import SteppingRandomBot
+from skatbus.cli import main as cli_main
+from skatbus.local import play_table
+from skatbus.replay_html import deal_steps, render_html
 
 PLAYERS = ["alice", "bob", "carol"]
 
@@ -39,7 +39,7 @@ def _table_log(name: str, seed: str, rounds: int = 3) -> list[Event]:
 
 
 def _archive_lines(logs: dict[str, list[Event]]) -> list[bytes]:
-    """The tournament runner's archive format (services.tournament.write_results)."""
+    """The tournament runner's archive format (skatbus.tournament.write_results)."""
     return [
         b'{"table":'
         + msgspec.json.encode(name)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from protocol.tournament import TournamentConfig, schedule
-from services.tournament_cli import add_arguments, apply_config_file, config_from
+from skatbus.tournament_cli import add_arguments, apply_config_file, config_from
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

@@ -19,8 +19,8 @@ from protocol.wire import OpenTable, Reply, decode, encode
 from services.connection import ConnectionSettings
 from services.main import SERVICES, service_env, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
-from services.player import Inbox
 from services.store import EventStore
+from skatbus.player import Inbox
 
 
 @pytest.fixture
@@ -44,9 +44,7 @@ class Stack:
         self.env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_LOG_LEVEL", "warning")}
 
     def start(self, name: str) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "service", name], env=service_env(self.settings, self.env)
-        )
+        proc = subprocess.Popen([sys.executable, "-m", "services", name], env=service_env(self.settings, self.env))
         self.procs.setdefault(name, []).append(proc)
         return proc
 

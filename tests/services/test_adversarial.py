@@ -45,10 +45,10 @@ from protocol.subjects import (
 from protocol.table import TableState, fold
 from protocol.views import SPECTATOR, view
 from protocol.wire import OpenTable, Reply, Update, decode, encode
-from services.bots import HashedBot
-from services.local import play_table
-from services.player import Inbox, RemotePlayer
 from services.store import STREAM, EventStore
+from skatbus.bots import HashedBot
+from skatbus.local import play_table
+from skatbus.player import Inbox, RemotePlayer
 
 from .conftest import Stack, open_table, wait_closed
 

@@ -16,10 +16,10 @@ from protocol.subjects import command_subject
 from protocol.table import fold
 from protocol.wire import OpenTable, encode
 from services.auth import SERVICE_USER, AuthDir, write_auth
-from services.bots import HashedBot
 from services.connection import open_connection
 from services.natsserver import EmbeddedServer, free_port
-from services.player import RemotePlayer
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
 
 from .conftest import Stack, open_table, wait_closed, wait_ready
 

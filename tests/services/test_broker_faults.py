@@ -28,7 +28,7 @@ from services.cluster import LocalCluster
 from services.main import wait_ready
 from services.natsserver import EmbeddedServer
 from services.store import EventStore
-from services.tournament import run_tournament
+from skatbus.tournament import run_tournament
 
 from .conftest import Stack
 

@@ -12,9 +12,9 @@ from protocol.events import MSGPACK, DealDealt, PlayerTimedOut, TableClosed, Tab
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable, Reply, encode
-from services.bots import HashedBot
-from services.player import RemotePlayer
 from services.store import EventStore
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
 
 from .conftest import Stack, ask, open_table, wait_closed
 from .test_table_over_bus import PLAYERS, pure_log

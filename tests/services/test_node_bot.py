@@ -37,9 +37,9 @@ from protocol.events import (
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.bots import HashedBot
 from services.natsserver import EmbeddedServer, free_port
-from services.player import RemotePlayer
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
 
 from .conftest import Stack, open_table, wait_closed
 

@@ -15,9 +15,9 @@ from protocol.rules import Rules
 from protocol.schema import player_schema
 from protocol.table import fold
 from protocol.wire import OpenTable, Reply, Update, encode
-from services.bots import HashedBot
-from services.player import RemotePlayer
-from services.sdk import play
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
+from skatbus.sdk import play
 
 from .conftest import Stack, ask, open_table, wait_closed
 from .test_faults import _wait_events
@@ -27,7 +27,7 @@ PLAYERS = ["ann", "bob", "cyd"]
 
 def _bot_process(url: str, player: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "bot", "stepping-random", "--player", player, "--nats", url]
+        [sys.executable, "-m", "skatbus.cli", "bot", "stepping-random", "--player", player, "--nats", url]
     )
 
 

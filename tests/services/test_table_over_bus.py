@@ -7,9 +7,9 @@ from nats.aio.client import Client
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.bots import HashedBot
-from services.local import play_table
-from services.player import RemotePlayer
+from skatbus.bots import HashedBot
+from skatbus.local import play_table
+from skatbus.player import RemotePlayer
 
 from .conftest import Stack, open_table, wait_closed
 

@@ -26,9 +26,7 @@ from protocol.events import PlayerTimedOut
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services import cli
 from services.auth import SERVICE_USER, AuthDir, PlayerLimits, load_auth, new_seed, write_auth
-from services.bots import RandomBot
 from services.connection import (
     ConnectionSettings,
     SettingsError,
@@ -39,7 +37,9 @@ from services.connection import (
     split_servers,
 )
 from services.natsserver import EmbeddedServer, free_port
-from services.sdk import play
+from skatbus import cli
+from skatbus.bots import RandomBot
+from skatbus.sdk import play
 
 from .conftest import Stack, open_table, wait_closed, wait_ready
 
@@ -91,7 +91,7 @@ async def test_a_table_over_tls_with_a_key_per_player(
         ]
         env = {k: v for k, v in os.environ.items() if not k.startswith("SKAT_NATS_")}
         cli_bot = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "bot", "random", "--player", "cyd", "--nats", server.url,
+            [sys.executable, "-m", "skatbus.cli", "bot", "random", "--player", "cyd", "--nats", server.url,
              "--creds", auth.seed_file("cyd"), "--tls-ca", str(auth.ca_file)],
             env=env, stderr=subprocess.PIPE,
         )  # fmt: skip
@@ -107,7 +107,7 @@ async def test_a_table_over_tls_with_a_key_per_player(
         await admin.close()
         # An operator tool over the same TLS, with the services' key: the table verifies.
         replay = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.cli", "replay", "tls1", "--verify", "--nats", server.url,
+            sys.executable, "-m", "skatbus.cli", "replay", "tls1", "--verify", "--nats", server.url,
             "--creds", auth.seed_file(SERVICE_USER), "--tls-ca", str(auth.ca_file),
             env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
@@ -441,7 +441,7 @@ def test_input_mistakes_are_one_line_and_exit_2(
 def test_a_mistake_is_one_line_from_the_real_command_too(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKAT_NATS_")}
     done = subprocess.run(
-        [sys.executable, "-m", "services.cli", "bot", "random", "--player", "ann", "--nats", "tls://127.0.0.1:1",
+        [sys.executable, "-m", "skatbus.cli", "bot", "random", "--player", "ann", "--nats", "tls://127.0.0.1:1",
          "--creds", str(tmp_path / "nope.nk")],
         capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip

@@ -17,7 +17,7 @@ from protocol.rules import Rules
 from protocol.tournament import TournamentConfig, TournamentFinished
 from services.main import LocalStack
 from services.store import EventStore
-from services.tournament import TournamentLog, run_tournament
+from skatbus.tournament import TournamentLog, run_tournament
 
 from .conftest import Stack
 
@@ -81,7 +81,7 @@ async def test_same_seed_same_results_and_resume_after_a_kill(stack: Stack, nc: 
         cmd = [
             sys.executable,
             "-m",
-            "services.cli",
+            "skatbus.cli",
             "tournament",
             "--nats",
             third_url,
@@ -122,8 +122,8 @@ async def _exists(nc: Client) -> bool:
 
 async def test_a_remote_player_takes_part(stack: Stack, nc: Client, tmp_path: Path) -> None:
     """Entrants not listed as built-in bots are remote players that connect by themselves."""
-    from services.bots import SteppingRandomBot
-    from services.player import RemotePlayer
+    from skatbus.bots import SteppingRandomBot
+    from skatbus.player import RemotePlayer
 
     remote = RemotePlayer(nc, "visitor", SteppingRandomBot("v"))
     await remote.start()

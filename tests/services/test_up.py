@@ -29,11 +29,11 @@ from protocol.events import TableClosed
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.bots import HashedBot
 from services.main import SERVICES
 from services.natsserver import EmbeddedServer
-from services.player import RemotePlayer
 from services.store import EventStore
+from skatbus.bots import HashedBot
+from skatbus.player import RemotePlayer
 
 from .conftest import open_table, wait_closed
 from .test_table_over_bus import PLAYERS, pure_log
@@ -120,12 +120,12 @@ class Up:
         return self.url
 
     def services(self) -> list[str]:
-        """Service names of the children running ``skat service NAME``."""
+        """Service names of the children running ``python -m services NAME``."""
         names = []
         for child in self.children:
             argv = child.argv
-            if "service" in argv and "services.cli" in argv:
-                names.append(argv[argv.index("service") + 1])
+            if "-m" in argv and argv[argv.index("-m") + 1 :][:1] == ["services"]:
+                names.append(argv[argv.index("-m") + 2])
         return sorted(names)
 
     def nats_servers(self) -> list[Child]:
@@ -191,7 +191,7 @@ async def start_up(tmp_path: Path) -> AsyncIterator[Any]:
         log = tmp_path / f"up-{len(started)}.log"
         with log.open("wb") as err:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "services.cli", "up", *args,
+                sys.executable, "-m", "skatbus.cli", "up", *args,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=err,
                 env={**os.environ, "SKAT_LOG_LEVEL": "info"},

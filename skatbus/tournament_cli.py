@@ -11,11 +11,11 @@ from typing import Any
 
 from protocol.rules import Rules
 from protocol.tournament import TournamentConfig
+from services import logs
+from services.connection import ConnectionSettings, from_args, open_connection, safe_servers
+from services.connection import add_arguments as add_connection_arguments
 
-from . import logs
 from .bots import BOTS
-from .connection import ConnectionSettings, from_args, open_connection, safe_servers
-from .connection import add_arguments as add_connection_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -131,7 +131,8 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
 
 
 async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None) -> int:
-    from .main import LocalStack
+    from services.main import LocalStack
+
     from .tournament import format_standings, run_tournament
 
     config = None if args.resume else config_from(args)

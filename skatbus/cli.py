@@ -10,7 +10,7 @@ import sys
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
-_COMMAND_MODULES: tuple[str, ...] = ("services.records", "services.replay")
+_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records", "skatbus.replay")
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
 
@@ -18,7 +18,8 @@ _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
-    from .connection import add_arguments as add_connection_arguments
+    from services.connection import add_arguments as add_connection_arguments
+
     from .tournament_cli import add_arguments
 
     run = sub.add_parser("run", help="the main job: a local bot tournament through the services (make run)")
@@ -122,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(args, parser, run, tour)
     except ValueError as exc:
-        from .auth import AuthError
-        from .certs import CertError
-        from .connection import SettingsError
+        from services.auth import AuthError
+        from services.certs import CertError
+        from services.connection import SettingsError
 
         if not isinstance(exc, (SettingsError, AuthError, CertError)):
             raise
@@ -155,15 +156,15 @@ def _dispatch(
         run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)
         return 0
     if args.command == "service":
-        from .connection import from_args
-        from .main import service_main
+        from services.connection import from_args
+        from services.main import service_main
 
         settings = from_args(args)
         assert settings is not None
         return service_main(args.name, settings)
     if args.command == "up":
-        from .connection import from_args
-        from .main import up
+        from services.connection import from_args
+        from services.main import up
 
         if args.auth and (args.nats or args.creds or args.tls_ca):
             parser.error("--auth configures the server skat up starts; with --nats, configure that server yourself")
@@ -176,17 +177,17 @@ def _dispatch(
         if args.cluster:
             return up(None, args.store, None, cluster=args.cluster)
         if args.auth:
-            from .auth import load_auth
+            from services.auth import load_auth
 
             load_auth(args.auth).settings()  # a missing or broken directory: one line, before anything starts
             return up(None, None, args.auth)
         return up(from_args(args, default=None), args.store, None)
     if args.command == "bot":
         from protocol.subjects import check_token
+        from services import logs
+        from services.connection import from_args
 
-        from . import logs
         from .bots import make_bot
-        from .connection import from_args
         from .sdk import run as run_bot
 
         try:
@@ -211,7 +212,7 @@ def _dispatch(
 
 def _auth(args: argparse.Namespace) -> int:
     """``skat auth``: write the directory, then say what is where and what to do next."""
-    from .auth import AuthError, PlayerLimits, parse_listen, write_auth
+    from services.auth import AuthError, PlayerLimits, parse_listen, write_auth
 
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if not players:

@@ -34,8 +34,8 @@ from protocol.subjects import (
     player_inbox,
 )
 from protocol.wire import Reply, Update, decode, encode
+from services import logs
 
-from . import logs
 from .bots import Bot
 
 RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited", "no_table"})

@@ -30,10 +30,10 @@ from nats.aio.client import Client
 
 from protocol.subjects import check_token, hello_subject
 from protocol.wire import Update
+from services import logs
+from services.connection import ConnectionSettings, connect
 
-from . import logs
 from .bots import Bot
-from .connection import ConnectionSettings, connect
 from .player import RemotePlayer
 
 

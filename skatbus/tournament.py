@@ -40,11 +40,8 @@ from protocol.tournament import (
     standings,
 )
 from protocol.wire import OpenTable, Reply, decode, encode
-
-from . import logs
-from .bots import make_bot
-from .player import RemotePlayer
-from .store import (
+from services import logs
+from services.store import (
     TRANSIENT,
     WRONG_LAST_SEQUENCE,
     Backoff,
@@ -53,6 +50,9 @@ from .store import (
     ensure_stream,
     replicas_setting,
 )
+
+from .bots import make_bot
+from .player import RemotePlayer
 
 STREAM = "SKATTOUR"
 _DECODER = msgspec.msgpack.Decoder(TournamentEvent)

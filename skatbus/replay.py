@@ -51,9 +51,8 @@ from protocol.events import (
 )
 from protocol.scoring import DealResult
 from protocol.table import LogError, TableState, due
-
-from .connection import ENV_URL, ConnectionSettings, open_connection
-from .connection import add_arguments as add_connection_arguments
+from services.connection import ENV_URL, ConnectionSettings, open_connection
+from services.connection import add_arguments as add_connection_arguments
 
 AnyLogged = Event | UnknownEvent
 
@@ -137,7 +136,7 @@ def load_live(table: str, url: str | ConnectionSettings) -> TableLog:
 async def _load_live(table: str, settings: ConnectionSettings) -> TableLog:
     from nats.errors import Error as NatsError
 
-    from .store import EventStore
+    from services.store import EventStore
 
     try:
         nc = await open_connection(settings, connect_timeout=5, max_reconnect_attempts=1, allow_reconnect=False)
