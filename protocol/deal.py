@@ -13,7 +13,7 @@ the services and the benchmarks all go through it for every single card.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from . import cards as C
 from .cards import CODES, INDEX, ORDERS, POINTS, CardOrder
@@ -41,11 +41,17 @@ from .commands import (
     Resign,
     ShowCards,
 )
+from .ends import (  # why a deal ended
+    DECLARER_RESIGNED,
+    DEFENDERS_RESIGNED,
+    NULL_TRICK,
+    PASSED_IN,
+    PLAYED_OUT,
+    SCHWARZ_MISSED,
+)
 from .games import BID_LADDERS, Declaration, declaration_error, null_value
 from .rules import Rules
-
-if TYPE_CHECKING:
-    from .scoring import DealResult
+from .scoring import DealResult, score
 
 # Phases of a deal.
 BIDDING: Final = "bidding"
@@ -56,14 +62,6 @@ DOUBLING: Final = "doubling"  # Kontra / Re
 PLAYING: Final = "playing"
 ENDED: Final = "ended"
 
-# Why a deal ended.
-PLAYED_OUT: Final = "played_out"
-PASSED_IN: Final = "passed_in"
-NULL_TRICK: Final = "declarer_took_trick"  # null lost at the declarer's first trick
-SCHWARZ_MISSED: Final = "defenders_took_trick"  # schwarz announced (or ouvert) lost early
-DEFENDERS_RESIGNED: Final = "defenders_resigned"
-DECLARER_RESIGNED: Final = "declarer_resigned"
-EARLY_BY_RULE: Final = frozenset({NULL_TRICK, SCHWARZ_MISSED})
 
 FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
 POSITION_NAMES: Final = ("forehand", "middlehand", "rearhand")
@@ -465,7 +463,6 @@ class Deal:
 
     def result(self) -> DealResult:
         """The scored result of an ended deal, seats being positions (0 forehand ...)."""
-        from .scoring import score  # scoring builds on Deal; imported late to avoid a cycle
 
         if self.phase != ENDED:
             raise ValueError("the deal is not over")

@@ -7,14 +7,17 @@ deal-scored event. It is the only place where rule numbers become points.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from . import cards as C
 from .cards import ORDERS
-from .deal import EARLY_BY_RULE, PASSED_IN, Deal
+from .ends import EARLY_BY_RULE, PASSED_IN
 from .games import Declaration, base_value, null_value
+
+if TYPE_CHECKING:  # scoring reads a Deal; the deal calls scoring when it ends
+    from .deal import Deal
 
 
 class RamschResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -34,8 +34,9 @@ from .commands import (
     Discard,
     PlayCard,
 )
-from .deal import EARLY_BY_RULE, ENDED, PASSED_IN, Deal
+from .deal import ENDED, Deal
 from .dealing import deal_from_seed, deal_seats, deal_seed, dealer_seat
+from .ends import EARLY_BY_RULE, PASSED_IN
 from .events import (
     AllPassed,
     BiddingWon,

@@ -32,9 +32,10 @@ import msgspec
 
 from protocol import cards as C
 from protocol.archive import decode_event, decode_line, encode_line
-from protocol.deal import DEFENDERS_RESIGNED, DOUBLING, ENDED
+from protocol.deal import DOUBLING, ENDED
 from protocol.dealing import deal_seats, dealer_seat
 from protocol.decide import Rejection, decide
+from protocol.ends import DEFENDERS_RESIGNED
 from protocol.events import (
     AllPassed,
     BidHeld,

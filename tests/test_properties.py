@@ -43,21 +43,16 @@ from protocol.commands import (
 from protocol.deal import (
     BIDDING,
     DECLARE,
-    DECLARER_RESIGNED,
-    DEFENDERS_RESIGNED,
     DISCARD,
     DOUBLING,
     ENDED,
-    NULL_TRICK,
-    PASSED_IN,
-    PLAYED_OUT,
     PLAYING,
-    SCHWARZ_MISSED,
     SKAT,
     Deal,
 )
 from protocol.dealing import deal_from_seed, deal_seats, dealer_seat
 from protocol.decide import Rejection, decide, timeout
+from protocol.ends import DECLARER_RESIGNED, DEFENDERS_RESIGNED, NULL_TRICK, PASSED_IN, PLAYED_OUT, SCHWARZ_MISSED
 from protocol.events import (
     BidHeld,
     BidMade,
