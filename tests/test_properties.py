@@ -507,7 +507,7 @@ def oracle_game_score(deal: Deal) -> tuple[bool, int]:
         points >= 61
         and (not decl.schneider or points >= 90)
         and (not decl.schwarz or tricks == 10)
-        and not resigned
+        # a declarer who resigns is judged on the tricks as they stand: a won game cannot be lost
         and deal.end_reason not in (NULL_TRICK, SCHWARZ_MISSED)
     )
     if value < deal.bid:  # overbid: lost, at the smallest multiple of the base not below the bid
