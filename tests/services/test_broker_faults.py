@@ -224,4 +224,4 @@ async def test_a_sigkilled_service_under_load_stalls_its_tables_briefly(tmp_path
             stack.stop()
     _check(reference, logs, results, ref_results)
     print(f"\n{victim} SIGKILLed under load and restarted: longest stall between two events {stall:.2f} s")
-    assert stall < 4.0
+    assert stall < 5.0  # ~1.6 s measured here: a restart plus one command time-out (1.5 s)

@@ -150,13 +150,15 @@ async def test_a_flood_beyond_the_rate_limit_is_refused_as_such(nats_server: obj
         answers = await asyncio.gather(
             *(ask(nc, "ann", "rl", encode(Bid(value=19)), timeout=1.0) for _ in range(40)), return_exceptions=True
         )
-        codes = [a.code for a in answers if isinstance(a, Reply)]
+        codes = [a.code for a in answers if isinstance(a, Reply) and a.code != "no_responders"]
         # The burst (twice the rate) is read and refused on its merits; beyond it, commands are
-        # dropped unread, and the sender hears "rate_limited" once per second, not once each.
+        # dropped unread (or by the broker, once her door is shut), and the sender hears
+        # "rate_limited" once, not once each.
         assert codes.count("rate_limited") == 1, codes
-        assert 8 <= len(codes) - 1 <= 12 and set(codes) <= {"rate_limited", "out_of_turn", "illegal"}, codes
-        assert sum(isinstance(a, TimeoutError) for a in answers) >= 25
-        await asyncio.sleep(1.0)  # the bucket refills: commands are read again
+        assert 8 <= len(codes) - 1 <= 14 and set(codes) <= {"rate_limited", "out_of_turn", "illegal"}, codes
+        unanswered = [a for a in answers if isinstance(a, TimeoutError) or getattr(a, "code", "") == "no_responders"]
+        assert len(unanswered) >= 24
+        await asyncio.sleep(2.5)  # the penalty (1 s) is over and the bucket refills: read again
         assert (await ask(nc, "ann", "rl", encode(Bid(value=19)))).code == "out_of_turn"
         assert all(stack.alive(n) for n in ("dealer", "bidding", "play", "scoring", "views"))
     finally:
