@@ -27,7 +27,7 @@ from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
 
 from . import Options, Row
-from .pipeline import _percentile, _run, run_stack
+from .pipeline import _cpu_seconds, _percentile, _run, run_stack
 
 RATE = 1000
 FACTOR = 10
@@ -127,10 +127,19 @@ async def _measure(opts: Options) -> list[Row]:
             rss_before = {name: _rss_mb(p.pid) for name, p in zip(SERVICES, procs)}
             calm: list[list[float]] = []
             flooded: list[list[float]] = []
+            cpu = {"calm": 0.0, "flooded": 0.0}
             sent_total, flood_time = 0, 0.0
+
+            def services_cpu() -> float:
+                return sum(_cpu_seconds(p.pid) for p in procs)
+
             for i in range(pairs):
+                before = services_cpu()
                 calm.append((await _round(server.url, tables, rounds, f"calm{i}-", None))[0])
+                middle = services_cpu()
                 samples, sent, seconds = await _round(server.url, tables, rounds, f"flood{i}-", 60.0)
+                cpu["calm"] += middle - before
+                cpu["flooded"] += services_cpu() - middle
                 flooded.append(samples)
                 sent_total, flood_time = sent_total + sent, flood_time + seconds
             rss_growth = {name: _rss_mb(p.pid) - rss_before[name] for name, p in zip(SERVICES, procs)}
@@ -146,6 +155,7 @@ async def _measure(opts: Options) -> list[Row]:
     noise50 = (max(calm50) - min(calm50)) / base50
     noise99 = (max(calm99) - min(calm99)) / base99
     worst_growth = max(rss_growth.values())
+    deals = pairs * tables * rounds * 3  # the calm tables' deals, in either kind of run
     return [
         Row(
             "flooder's send rate",
@@ -178,6 +188,13 @@ async def _measure(opts: Options) -> list[Row]:
             "us",
             relative=sorted(flood99)[len(flood99) // 2] / base99,
             note="x baseline = multiple of the calm p99 (1.00 = unchanged)",
+        ),
+        Row(
+            "services' CPU per calm-table deal, flooded",
+            1e3 * cpu["flooded"] / deals,
+            "ms",
+            relative=cpu["flooded"] / cpu["calm"],
+            note=f"all five services; x baseline = multiple of the same in the calm runs ({1e3 * cpu['calm'] / deals:.1f} ms)",
         ),
         Row(
             "largest service memory growth",

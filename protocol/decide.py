@@ -58,6 +58,18 @@ class Rejection(msgspec.Struct, frozen=True, kw_only=True):
 _TURNLESS: Final = (Resign, ShowCards)
 
 
+def stale(state: TableState, command: Command) -> Rejection | None:
+    """Why a command stamped with the prompt it answers (``at``) is too late or too early for
+    the table as it stands, or None. ``state`` may be a cache behind the log: a command older
+    than the cache is then stale for good (the log only grows)."""
+    if command.at >= 0 and command.at != state.events:
+        return Rejection(
+            code="stale",
+            reason=f"this answers the prompt at position {command.at}, but the table is at {state.events}",
+        )
+    return None
+
+
 def decide(state: TableState, seat: int, command: Command) -> list[Event] | Rejection:
     """The events that ``seat`` doing ``command`` adds to the log, or a ``Rejection``."""
     if state.closed:
@@ -72,11 +84,8 @@ def decide(state: TableState, seat: int, command: Command) -> list[Event] | Reje
     pos = state.pos_of.get(seat)
     if pos is None:
         return Rejection(code="not_seated", reason="you sit this deal out (you are the dealer)")
-    if command.at >= 0 and command.at != state.events:
-        return Rejection(
-            code="stale",
-            reason=f"this answers the prompt at position {command.at}, but the table is at {state.events}",
-        )
+    if (late := stale(state, command)) is not None:
+        return late
     if not isinstance(command, _TURNLESS) and pos != deal.to_move and deal.to_move >= 0:
         mover = state.seats[deal.to_move]
         return Rejection(

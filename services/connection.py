@@ -24,6 +24,7 @@ credential is sent (nats-py alone would carry on in plaintext).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import os
@@ -424,3 +425,21 @@ async def connect(
         }
     )
     return nc
+
+
+async def each_reconnect(nc: Client, then: Callable[[], Awaitable[None]], every: float = 0.25) -> None:
+    """Call ``then()`` after every reconnect of ``nc``, for as long as the task runs.
+
+    It watches the connection's reconnect counter rather than hooking ``reconnected_cb``, so
+    it works on a connection someone else opened (and shares with others); an error in
+    ``then`` is logged and the watch goes on."""
+    seen = nc.stats.get("reconnects", 0)
+    while True:
+        await asyncio.sleep(every)
+        now = nc.stats.get("reconnects", 0)
+        if now != seen and nc.is_connected:
+            seen = now
+            try:
+                await then()
+            except Exception as exc:  # the watcher must outlive any one failure
+                logs.get().warning("after_reconnect_failed", error=repr(exc))

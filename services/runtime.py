@@ -35,7 +35,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from protocol.commands import Command
-from protocol.decide import Rejection, decide, timeout
+from protocol.decide import Rejection, decide, stale, timeout
 from protocol.events import Event, UnknownEvent
 from protocol.subjects import (
     ADMIN_OPEN,
@@ -52,6 +52,7 @@ from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import OpenTable, Reply, decode, decode_command, encode, sniff
 
 from . import logs
+from .connection import each_reconnect
 from .consumer import PullConsumer
 from .doors import Doors
 from .ratelimit import PlayerLimits
@@ -168,7 +169,7 @@ class Service:
             self._spawn(self._recover())
         else:
             self.ready.set()
-        self._spawn(self._watch_connection())
+        self._spawn(each_reconnect(self.nc, self._after_reconnect))
         self.log.info("service_started")
 
     async def _on_health(self, msg: Msg) -> None:
@@ -369,8 +370,7 @@ class Service:
         try:
             async with table.lock:
                 for msg in msgs:
-                    owner, _, _ = (msg.headers or {}).get("Nats-Msg-Id", "").rpartition(":")
-                    index = index_of((msg.headers or {}).get("Nats-Msg-Id", ":-1")) if owner == table_id else -1
+                    index = index_of((msg.headers or {}).get("Nats-Msg-Id", ""), table_id)
                     if index == table.state.events:
                         seq, stored_at = ack_metadata(msg.reply)
                         event = self.store.codec.decode(msg.data)
@@ -582,14 +582,10 @@ class Service:
             else:
                 result = decide(state, state.players.index(player), command)
             if isinstance(result, Rejection):
-                if state.n and 0 <= command.at < state.events:
+                if state.n and 0 <= command.at < state.events and (late := stale(state, command)) is not None:
                     # The log has moved past the prompt this answers: refused for good, and
                     # for that reason (whatever else the cached state would say).
-                    return Reply(
-                        ok=False,
-                        code="stale",
-                        reason=f"this answers the prompt at position {command.at}, but the table is at {state.events} or later",
-                    )
+                    return Reply(ok=False, code=late.code, reason=late.reason)
                 if state.n and command.at > state.events:
                     # The player saw a prompt this cache has not reached (another instance
                     # appended, or our consumer lags): read until we have it; never refuse a
@@ -701,24 +697,14 @@ class Service:
             self.ready.set()
             self.log.info("service_ready", tables=len(open_tables), seconds=round(time.monotonic() - started, 3))
 
-    async def _watch_connection(self) -> None:
-        """After every reconnect: recover (events delivered while the connection was down may
-        be lost to us) and let subclasses re-send what players may have missed. Polls the
-        connection's counter, so it works whoever opened the connection."""
-        seen = self.nc.stats.get("reconnects", 0)
-        while True:
-            await asyncio.sleep(0.25)
-            now = self.nc.stats.get("reconnects", 0)
-            if now != seen and self.nc.is_connected:
-                seen = now
-                self.log.info("reconnected_recovering", reconnects=now)
-                try:
-                    if self._consumer is not None:
-                        await self._consumer.kick()
-                    await self._recover()
-                    await self.on_reconnected()
-                except Exception as exc:  # the watcher must outlive any one failure
-                    self.log.warning("reconnect_recovery_failed", error=repr(exc))
+    async def _after_reconnect(self) -> None:
+        """Recover (events delivered while the connection was down may be lost to us) and let
+        subclasses re-send what players may have missed."""
+        self.log.info("reconnected_recovering", reconnects=self.nc.stats.get("reconnects", 0))
+        if self._consumer is not None:
+            await self._consumer.kick()
+        await self._recover()
+        await self.on_reconnected()
 
     async def on_reconnected(self) -> None:
         """Hook: after a reconnect and the recovery that follows it."""

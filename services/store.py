@@ -31,8 +31,9 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 import msgspec
 import nats.errors
@@ -61,6 +62,9 @@ WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
 DUPLICATE_IN_PROCESS: Final = 10158
 """A clustered stream still working on an earlier attempt with this message id: ask again."""
 DEFAULT_MAX_BYTES: Final = 1 << 30
+
+
+T = TypeVar("T")
 
 
 class Conflict(Exception):
@@ -104,6 +108,31 @@ class Backoff:
         self.pause = min(1.0, self.pause * 2)
         self.attempts += 1
         return True
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is the broker being briefly away (worth the same request again)."""
+    return isinstance(exc, TRANSIENT) or isinstance(exc, APIError) and exc.err_code == DUPLICATE_IN_PROCESS
+
+
+async def patiently(
+    call: Callable[[], Awaitable[T]], patience: float, what: str, on_retry: Callable[[], None] | None = None
+) -> T:
+    """``call()`` until it succeeds, retrying transient failures with backoff for up to
+    ``patience`` seconds; then ``Unavailable``. The one retry loop of the project: appends,
+    reads and stream checks differ only in ``call`` (which must be safe to repeat)."""
+    backoff = Backoff(patience)
+    while True:
+        try:
+            return await call()
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            error = exc
+        if not await backoff.wait():
+            raise Unavailable(f"{what} failed for {patience:.0f} s: {error!r}") from error
+        if on_retry is not None:
+            on_retry()
 
 
 class Stored(NamedTuple):
@@ -152,10 +181,11 @@ def msg_id(table: str, index: int) -> str:
     return f"{table}:{index}"
 
 
-def index_of(msg_id_value: str) -> int:
-    """The log position in a ``<table>:<index>`` message id; -1 for anything else."""
-    tail = msg_id_value.rpartition(":")[2]
-    return int(tail) if tail.isdigit() else -1
+def index_of(msg_id_value: str, table: str) -> int:
+    """The log position in ``table``'s message id ``<table>:<index>``; -1 for anything else
+    (an id naming another table is never taken as a position of this one)."""
+    owner, _, tail = msg_id_value.rpartition(":")
+    return int(tail) if owner == table and tail.isdigit() else -1
 
 
 class EventStore:
@@ -192,15 +222,12 @@ class EventStore:
             "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
             "Nats-Expected-Last-Subject-Sequence-Subject": table_log(table),
         }
-        backoff = Backoff(self.patience)
-        while True:
+
+        async def attempt() -> int:
+            # Unknown outcome after a time-out: it may still land. Retrying is safe (same id,
+            # same expectation), and a landed attempt is recognised below.
             try:
                 ack = await self.js.publish(subject, data, headers=dict(headers), timeout=self.timeout)
-                if ack.duplicate and not await self._same_at(ack.seq, data):
-                    # A clustered stream checks the id before the expected sequence: a writer
-                    # that lost the race at this index hears "duplicate" with the winner's seq.
-                    raise Conflict(f"{table}: entry {index} was written by someone else")
-                return ack.seq
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
                     landed = await self._landed(table, expected_seq, my_id, data)
@@ -209,15 +236,17 @@ class EventStore:
                     raise Conflict(f"{table}: entry {index} was written by someone else") from exc
                 if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
                     raise StoreFull(f"the event store is full: {exc.description}") from exc
-                if not isinstance(exc, TRANSIENT) and exc.err_code != DUPLICATE_IN_PROCESS:
-                    raise
-                last_error: Exception = exc
-            except TRANSIENT as exc:
-                # Unknown outcome: it may still land. Retrying is safe (same id, same expectation).
-                last_error = exc
-            if not await backoff.wait():
-                raise Unavailable(f"append to {table} failed for {self.patience:.0f} s: {last_error!r}")
-            self.retried += 1
+                raise
+            if ack.duplicate and not await self._same_at(ack.seq, data):
+                # A clustered stream checks the id before the expected sequence: a writer
+                # that lost the race at this index hears "duplicate" with the winner's seq.
+                raise Conflict(f"{table}: entry {index} was written by someone else")
+            return int(ack.seq)
+
+        return await patiently(attempt, self.patience, f"append to {table}", self._count_retry)
+
+    def _count_retry(self) -> None:
+        self.retried += 1
 
     async def _same_at(self, seq: int, data: bytes) -> bool:
         part, _ = await self._direct_get({"seq": seq})  # single get by sequence
@@ -254,15 +283,10 @@ class EventStore:
         return [t for t in opened if t not in closed]
 
     async def _subjects(self, pattern: str) -> list[str]:
-        backoff = Backoff(self.patience)
-        while True:
-            try:
-                info = await self.js.stream_info(STREAM, subjects_filter=pattern)
-                return sorted((info.state.subjects or {}).keys())
-            except TRANSIENT as exc:
-                last_error: Exception = exc
-            if not await backoff.wait():
-                raise Unavailable(f"the store's subject index did not answer for {self.patience:.0f} s: {last_error!r}")
+        info = await patiently(
+            lambda: self.js.stream_info(STREAM, subjects_filter=pattern), self.patience, "the subject index"
+        )
+        return sorted((info.state.subjects or {}).keys())
 
     async def has_event(self, table: str, kind: str) -> bool:
         """Whether the table's log holds an event of ``kind`` (a single direct get)."""
@@ -271,15 +295,9 @@ class EventStore:
 
     async def _direct_get(self, request: dict[str, object]) -> tuple[list[Stored], int]:
         """One direct get, retried while the stream is briefly unavailable."""
-        backoff = Backoff(self.patience)
-        while True:
-            try:
-                return await self._direct_get_once(request)
-            except TRANSIENT as exc:
-                last_error: Exception = exc
-            if not await backoff.wait():
-                raise Unavailable(f"reading the store failed for {self.patience:.0f} s: {last_error!r}")
-            self.retried += 1
+        return await patiently(
+            lambda: self._direct_get_once(request), self.patience, "reading the store", self._count_retry
+        )
 
     async def _direct_get_once(self, request: dict[str, object]) -> tuple[list[Stored], int]:
         out: list[Stored] = []
@@ -298,7 +316,7 @@ class EventStore:
             subject = h["Nats-Subject"]
             try:
                 event: Event | UnknownEvent | None = decode(msg.data)
-                index = index_of(mid) if mid.rpartition(":")[0] == subject.split(".")[2] else -1
+                index = index_of(mid, subject.split(".")[2])
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
                 event, index = None, -1  # not ours: reported by the reader, never applied
             out.append(
@@ -334,27 +352,23 @@ class EventStore:
 async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> None:
     """Create ``config``'s stream if it is missing, waiting out a cluster that is still
     electing its leaders; an existing stream is kept, with a warning if its replicas differ."""
-    backoff = Backoff(patience)
-    while True:
+
+    async def attempt() -> None:
         try:
+            info = await js.stream_info(config.name or "")
+        except nats.js.errors.NotFoundError:
             try:
-                info = await js.stream_info(config.name or "")
-            except nats.js.errors.NotFoundError:
-                try:
-                    await js.add_stream(config)
-                except APIError as exc:  # another process created it in between
-                    if exc.err_code != 10058:
-                        raise
-                return
-            if config.num_replicas and info.config.num_replicas != config.num_replicas:
-                logs.get(stream=config.name).warning(
-                    "stream_replicas_differ", existing=info.config.num_replicas, wanted=config.num_replicas
-                )
+                await js.add_stream(config)
+            except APIError as exc:  # another process created it in between
+                if exc.err_code != 10058:
+                    raise
             return
-        except TRANSIENT as exc:
-            last_error: Exception = exc
-        if not await backoff.wait():
-            raise Unavailable(f"stream {config.name} could not be checked for {patience:.0f} s: {last_error!r}")
+        if config.num_replicas and info.config.num_replicas != config.num_replicas:
+            logs.get(stream=config.name).warning(
+                "stream_replicas_differ", existing=info.config.num_replicas, wanted=config.num_replicas
+            )
+
+    await patiently(attempt, patience, f"checking stream {config.name}")
 
 
 def _tables_of(subjects: list[str]) -> list[str]:

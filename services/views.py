@@ -35,7 +35,7 @@ from protocol.wire import Hello, Update, encode
 
 from .ratelimit import PlayerLimits
 from .runtime import Service, Table
-from .store import TRANSIENT, Backoff, Unavailable, replicas_setting
+from .store import patiently, replicas_setting
 
 PREFERENCES: Final = "skat-players"
 """Key-value bucket: each player's own choice of encoding (key: player id), so that it
@@ -76,14 +76,10 @@ class Views(Service):
     async def start(self) -> None:
         # Before the consumer starts: the first prompts must already go out in the right encoding.
         config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
-        backoff = Backoff(self.store.patience)
-        while True:  # a cluster still electing its leaders answers 503 for a few seconds
-            try:
-                self._preferences = await self.store.js.create_key_value(config)
-                break
-            except TRANSIENT as exc:
-                if not await backoff.wait():
-                    raise Unavailable(f"the {PREFERENCES} bucket could not be opened: {exc!r}") from exc
+        # A cluster still electing its leaders answers 503 for a few seconds.
+        self._preferences = await patiently(
+            lambda: self.store.js.create_key_value(config), self.store.patience, f"opening the {PREFERENCES} bucket"
+        )
         await super().start()
 
     async def on_start(self) -> None:

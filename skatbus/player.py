@@ -35,6 +35,7 @@ from protocol.subjects import (
 )
 from protocol.wire import Reply, Update, decode, encode
 from services import logs
+from services.connection import each_reconnect
 
 from .bots import Bot
 
@@ -134,7 +135,8 @@ class RemotePlayer:
         await self.inbox.start()
         self._sub = await self.nc.subscribe(f"skat.view.{self.player}.*", cb=self._on_update)
         if self.hello_on_reconnect:
-            self._watch = asyncio.ensure_future(self._hello_after_reconnects())
+            # Watched on the connection, which we may share and did not open.
+            self._watch = asyncio.ensure_future(each_reconnect(self.nc, self._hello_after_reconnect))
 
     async def stop(self) -> None:
         if self._watch is not None:
@@ -157,17 +159,9 @@ class RemotePlayer:
         except Exception:
             return -1
 
-    async def _hello_after_reconnects(self) -> None:
-        """Whenever the connection was re-established, say hello: prompts published while we
-        were away reached nobody. Polling the connection's counter works on a connection we
-        share and did not open."""
-        seen = self.nc.stats.get("reconnects", 0)
-        while True:
-            await asyncio.sleep(0.25)
-            now = self.nc.stats.get("reconnects", 0)
-            if now != seen and self.nc.is_connected:
-                seen = now
-                self.log.info("hello_after_reconnect", prompts=await self.hello())
+    async def _hello_after_reconnect(self) -> None:
+        """Prompts published while we were away reached nobody: ask for them again."""
+        self.log.info("hello_after_reconnect", prompts=await self.hello())
 
     async def _on_update(self, msg: Msg) -> None:
         try:

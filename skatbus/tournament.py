@@ -42,12 +42,10 @@ from protocol.tournament import (
 from protocol.wire import OpenTable, Reply, decode, encode
 from services import logs
 from services.store import (
-    TRANSIENT,
     WRONG_LAST_SEQUENCE,
-    Backoff,
     EventStore,
-    Unavailable,
     ensure_stream,
+    patiently,
     replicas_setting,
 )
 
@@ -110,26 +108,20 @@ class TournamentLog:
             "Nats-Expected-Last-Subject-Sequence": str(self.last_seq),
             "Nats-Msg-Id": f"{tid}:{self.count}",
         }
-        backoff = Backoff(self.patience)
-        while True:
+
+        async def attempt() -> int:
             try:
                 ack = await self.js.publish(f"skat.tournament.{tid}", _ENCODER.encode(event), headers=dict(headers))
-                break
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
                     landed = await self._landed(tid, headers["Nats-Msg-Id"])
                     if landed is not None:  # an earlier attempt of ours was stored after all
-                        self.last_seq, self.count = landed, self.count + 1
-                        return
+                        return landed
                     raise RuntimeError(f"tournament {tid} was changed by someone else: is it running twice?") from exc
-                if not isinstance(exc, TRANSIENT):
-                    raise
-                error: Exception = exc
-            except TRANSIENT as exc:
-                error = exc
-            if not await backoff.wait():
-                raise Unavailable(f"the tournament log did not answer for {self.patience:.0f} s: {error!r}")
-        self.last_seq = ack.seq
+                raise
+            return int(ack.seq)
+
+        self.last_seq = await patiently(attempt, self.patience, "the tournament log")
         self.count += 1
 
     async def _landed(self, tid: str, my_id: str) -> int | None:
@@ -318,14 +310,11 @@ async def run_tournament(
 async def _open(nc: Client, request: OpenTable, patience: float = 60.0) -> Reply:
     """Ask the dealer to open a table, asking again while nobody answers (a restarting dealer
     or broker): opening is idempotent, a second answer is "exists"."""
-    backoff = Backoff(patience)
-    while True:
-        try:
-            return decode((await nc.request(ADMIN_OPEN, encode(request), timeout=2.0)).data, Reply)  # type: ignore[no-any-return]
-        except TRANSIENT as exc:
-            error: Exception = exc
-        if not await backoff.wait():
-            raise Unavailable(f"the dealer did not answer for {patience:.0f} s: {error!r}")
+
+    async def attempt() -> Reply:
+        return decode((await nc.request(ADMIN_OPEN, encode(request), timeout=2.0)).data, Reply)  # type: ignore[no-any-return]
+
+    return await patiently(attempt, patience, "opening a table (the dealer)")
 
 
 def write_results(
