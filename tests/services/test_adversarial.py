@@ -49,8 +49,7 @@ from services.store import STREAM, EventStore
 from skatbus.bots import HashedBot
 from skatbus.local import play_table
 from skatbus.player import Inbox, RemotePlayer
-
-from .conftest import Stack, open_table, wait_closed
+from tests.bus import Stack, open_table, wait_closed
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -20,8 +20,7 @@ from services.connection import open_connection
 from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
-
-from .conftest import Stack, open_table, wait_closed, wait_ready
+from tests.bus import Stack, open_table, wait_closed, wait_ready
 
 PLAYERS = ["ann", "bob", "cyd"]
 
@@ -172,7 +171,7 @@ async def test_with_only_her_own_key_mallory_writes_nothing_but_her_moves(secure
     await own.stop()
     await mallory.close()
     assert all(not p.rejections for _, p in bots)
-    from .test_adversarial import _pure
+    from tests.services.test_adversarial import _pure
 
     assert log == _pure("mal", PLAYERS, rules, "mal", "mal")
     info = await admin.jetstream().stream_info("SKAT", subjects_filter="skat.log.>")

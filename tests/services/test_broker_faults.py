@@ -29,8 +29,7 @@ from services.main import wait_ready
 from services.natsserver import EmbeddedServer
 from services.store import EventStore
 from skatbus.tournament import run_tournament
-
-from .conftest import Stack
+from tests.bus import Stack
 
 pytestmark = pytest.mark.timeout(300)
 

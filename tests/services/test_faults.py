@@ -15,9 +15,8 @@ from protocol.wire import OpenTable, Reply, encode
 from services.store import EventStore
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
-
-from .conftest import Stack, ask, open_table, wait_closed
-from .test_table_over_bus import PLAYERS, pure_log
+from tests.bus import Stack, ask, open_table, wait_closed, wait_events
+from tests.services.test_table_over_bus import PLAYERS, pure_log
 
 RULES = Rules(rounds=2, kontra=True, turn_seconds=60)
 
@@ -29,21 +28,11 @@ async def _players(nc: Client) -> list[RemotePlayer]:
     return players
 
 
-async def _wait_events(nc: Client, table: str, count: int, timeout: float = 30.0) -> None:
-    store = EventStore(nc)
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while len(await store.read(table)) < count:
-        if loop.time() > end:
-            raise TimeoutError(f"{table} has fewer than {count} events")
-        await asyncio.sleep(0.005)
-
-
 @pytest.mark.parametrize("victim", ["dealer", "bidding", "play", "scoring", "views"])
 async def test_sigkill_mid_deal_loses_nothing(stack: Stack, nc: Client, victim: str) -> None:
     players = await _players(nc)
     assert (await open_table(nc, OpenTable(table="k", players=PLAYERS, rules=RULES, seed="kill"))).ok
-    await _wait_events(nc, "k", 12)  # inside the first deal
+    await wait_events(nc, "k", 12)  # inside the first deal
     stack.kill(victim)
     await asyncio.sleep(0.5)
     stack.start(victim)
@@ -114,7 +103,7 @@ async def _ask(nc: Client, player: str, table: str, data: bytes) -> Reply:
 async def test_bad_commands_are_answered_and_change_nothing(stack: Stack, nc: Client) -> None:
     assert (await open_table(nc, OpenTable(table="bad", players=PLAYERS, rules=RULES, seed="bad"))).ok
     store = EventStore(nc)
-    await _wait_events(nc, "bad", 2)  # opened and dealt: middlehand (bob) is to bid
+    await wait_events(nc, "bad", 2)  # opened and dealt: middlehand (bob) is to bid
     before = await store.read("bad")
     cases = [
         ("bob", b"\xc1\xff garbage", "malformed"),
@@ -142,7 +131,7 @@ async def test_bad_commands_are_answered_and_change_nothing(stack: Stack, nc: Cl
 async def test_silent_players_are_timed_out_even_across_a_restart(stack: Stack, nc: Client) -> None:
     rules = Rules(rounds=1, turn_seconds=0.4)
     assert (await open_table(nc, OpenTable(table="quiet", players=PLAYERS, rules=rules, seed="q"))).ok
-    await _wait_events(nc, "quiet", 4)  # the first time-out happened
+    await wait_events(nc, "quiet", 4)  # the first time-out happened
     stack.kill("bidding")
     await asyncio.sleep(0.6)  # a deadline passes while nobody owns it
     stack.start("bidding")
@@ -172,7 +161,7 @@ async def test_a_foreign_message_in_the_log_does_not_stall_the_table(stack: Stac
     """Someone with write access publishes junk into a table's log: the services skip it."""
     players = await _players(nc)
     assert (await open_table(nc, OpenTable(table="junk", players=PLAYERS, rules=RULES, seed="junk"))).ok
-    await _wait_events(nc, "junk", 10)
+    await wait_events(nc, "junk", 10)
     await nc.publish("skat.log.junk.bid", b"not an event")
     await nc.publish("skat.log.junk.card_played", encode(PlayCard(card="CJ")), headers={"Nats-Msg-Id": "junk:999"})
     forged = MSGPACK.encode(TableClosed(reason="forged"))
@@ -194,7 +183,7 @@ async def test_a_foreign_message_in_the_log_does_not_stall_the_table(stack: Stac
 
 async def test_a_repeated_or_late_command_is_refused_as_stale(stack: Stack, nc: Client) -> None:
     assert (await open_table(nc, OpenTable(table="stale", players=PLAYERS, rules=RULES, seed="stale"))).ok
-    await _wait_events(nc, "stale", 2)
+    await wait_events(nc, "stale", 2)
     first = await _ask(nc, "bob", "stale", encode(Bid(value=18, at=2)))
     assert first.ok
     again = await _ask(nc, "bob", "stale", encode(Bid(value=18, at=2)))

@@ -10,8 +10,7 @@ from protocol.wire import OpenTable
 from skatbus.bots import HashedBot
 from skatbus.local import play_table
 from skatbus.player import RemotePlayer
-
-from .conftest import Stack, open_table, wait_closed
+from tests.bus import Stack, open_table, wait_closed
 
 PLAYERS = ["ann", "bob", "cyd"]
 

@@ -40,8 +40,7 @@ from services.natsserver import EmbeddedServer, free_port
 from skatbus import cli
 from skatbus.bots import RandomBot
 from skatbus.sdk import play
-
-from .conftest import Stack, open_table, wait_closed, wait_ready
+from tests.bus import Stack, open_table, wait_closed, wait_ready
 
 pytestmark = pytest.mark.timeout(120)
 PLAYERS = ["ann", "bob", "cyd"]

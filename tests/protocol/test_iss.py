@@ -14,7 +14,7 @@ import pytest
 
 from protocol.iss import IssFormatError, check, parse_record, parse_result, read_records, replay
 
-DATA = Path(__file__).parent / "data" / "iss"
+DATA = Path(__file__).parents[1] / "data" / "iss"
 LINES = (DATA / "iss-records.sgf").read_text().splitlines()
 PROVENANCE = list(csv.DictReader((DATA / "provenance.tsv").open(), delimiter="\t"))
 

@@ -36,7 +36,7 @@ from protocol.table import LogError, fold
 try:  # tests/ is not a package: pytest's default import mode puts it on sys.path
     from test_properties import SEEDS, TABLE_RULES, run_table, snapshot
 except ImportError:  # pragma: no cover - rootdir-relative import mode
-    from tests.test_properties import SEEDS, TABLE_RULES, run_table, snapshot
+    from tests.protocol.test_properties import SEEDS, TABLE_RULES, run_table, snapshot
 
 CODECS = (MSGPACK, JSON)
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,8 +18,7 @@ from protocol.tournament import TournamentConfig, TournamentFinished
 from services.main import LocalStack
 from services.store import EventStore
 from skatbus.tournament import TournamentLog, run_tournament
-
-from .conftest import Stack
+from tests.bus import Stack
 
 # Named as `skat tournament --bots stepping-random,random,stepping-random` names them.
 ENTRANTS = {"stepping-random": "stepping-random", "random": "random", "stepping-random-2": "stepping-random"}

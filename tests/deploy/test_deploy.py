@@ -22,7 +22,7 @@ import yaml
 from services.main import SERVICES
 from services.natsserver import binary_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 CLUSTER = DEPLOY / "cluster"
 NODE_FILES = sorted(CLUSTER.glob("n[0-9]*.conf"))

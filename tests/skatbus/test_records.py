@@ -28,7 +28,7 @@ from skatbus.heuristic import HeuristicBot
 from skatbus.local import play_table
 from skatbus.records import archive_line, read_archive
 
-DATA = Path(__file__).parent / "data" / "iss"
+DATA = Path(__file__).parents[1] / "data" / "iss"
 SGF = DATA / "iss-records.sgf"
 LINES = SGF.read_text().splitlines()
 PROVENANCE = {r["game_id"]: r for r in csv.DictReader((DATA / "provenance.tsv").open(), delimiter="\t")}

@@ -18,9 +18,7 @@ from protocol.wire import OpenTable, Reply, Update, encode
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
 from skatbus.sdk import play
-
-from .conftest import Stack, ask, open_table, wait_closed
-from .test_faults import _wait_events
+from tests.bus import Stack, ask, open_table, wait_closed, wait_events
 
 PLAYERS = ["ann", "bob", "cyd"]
 
@@ -39,7 +37,7 @@ async def test_a_bot_that_reconnects_gets_its_prompt_again(stack: Stack, nc: Cli
     try:
         rules = Rules(rounds=1, turn_seconds=60)
         assert (await open_table(nc, OpenTable(table="re", players=PLAYERS, rules=rules, seed="re"))).ok
-        await _wait_events(nc, "re", 15)
+        await wait_events(nc, "re", 15)
         bob.kill()  # gone mid-deal, possibly with a prompt unanswered
         bob.wait()
         await asyncio.sleep(0.5)
