@@ -6,13 +6,17 @@ It works in deal positions (0 forehand, 1 middlehand, 2 rearhand); the table lay
 to table seats. Everything here is pure and allocation-light because the tournament runner,
 the services and the benchmarks all go through it for every single card.
 
-``check(pos, action)`` says why an action is illegal (or None) without touching the state;
-``push`` assumes a legal action (call ``check`` first, or use ``legal_actions()``).
+``check(pos, action)`` says why an action is illegal (or None) without touching the state and
+``is_legal`` asks the same as a yes or no; ``push`` assumes a legal action (it is the hot path
+of every search), while ``push_checked`` and ``push_text("CJ")`` check first and raise
+``IllegalAction`` with the reason. ``pop()`` takes the last action back. "Nobody" is ``None``:
+``declarer`` before the bidding is won, ``to_move`` once the deal is over.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any, Final
 
 from . import cards as C
@@ -40,6 +44,7 @@ from .commands import (
     Re,
     Resign,
     ShowCards,
+    parse_action,
 )
 from .ends import (  # why a deal ended
     DECLARER_RESIGNED,
@@ -48,19 +53,38 @@ from .ends import (  # why a deal ended
     PASSED_IN,
     PLAYED_OUT,
     SCHWARZ_MISSED,
+    EndReason,
 )
-from .games import BID_LADDERS, Declaration, declaration_error, null_value
+from .errors import IllegalAction
+from .games import BID_LADDERS, Declaration, GameKind, declaration_error, null_value
 from .rules import Rules
 from .scoring import DealResult, score
 
-# Phases of a deal.
-BIDDING: Final = "bidding"
-SKAT: Final = "skat"  # declarer: pick up the skat or declare a hand game
-DISCARD: Final = "discard"
-DECLARE: Final = "declare"
-DOUBLING: Final = "doubling"  # Kontra / Re
-PLAYING: Final = "playing"
-ENDED: Final = "ended"
+
+class Phase(StrEnum):
+    """The phases of a deal. The values are what views carry on the wire (``PlayerView.phase``)."""
+
+    BIDDING = "bidding"
+    SKAT = "skat"
+    """The declarer picks up the skat or declares a hand game."""
+    DISCARD = "discard"
+    DECLARE = "declare"
+    DOUBLING = "doubling"
+    """Kontra and Re."""
+    PLAYING = "playing"
+    ENDED = "ended"
+
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
+
+
+BIDDING: Final = Phase.BIDDING
+SKAT: Final = Phase.SKAT
+DISCARD: Final = Phase.DISCARD
+DECLARE: Final = Phase.DECLARE
+DOUBLING: Final = Phase.DOUBLING
+PLAYING: Final = Phase.PLAYING
+ENDED: Final = Phase.ENDED
 
 
 FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
@@ -103,15 +127,17 @@ class Deal:
         self.initial_hands: tuple[int, int, int] = (hands[0], hands[1], hands[2])
         self.skat = skat
         self.hands: list[int] = list(hands)
-        self.phase: str = BIDDING
-        self.to_move: int = MIDDLEHAND
+        self.phase: Phase = BIDDING
+        self.to_move: int | None = MIDDLEHAND
+        """Who acts next; None once the deal is over."""
         self.bid = 0
         self.bidder = MIDDLEHAND
         self.listener: int = FOREHAND
         self.bid_stage = 1
         self.awaiting_answer = False
         self.took_part = [False, False, False]
-        self.declarer = -1
+        self.declarer: int | None = None
+        """Who won the bidding; None before that, and in a passed-in deal or a ramsch."""
         self.picked_up = False
         self.discard = 0
         self.declaration: Declaration | None = None
@@ -126,7 +152,7 @@ class Deal:
         self.trick_counts = [0, 0, 0]
         self.resigned: set[int] = set()
         self.shown = False
-        self.end_reason: str | None = None
+        self.end_reason: EndReason | None = None
         self.ramsch = False
         self.history: list[tuple[int, Command]] = []
 
@@ -143,9 +169,12 @@ class Deal:
     def legal_actions(self) -> list[Command]:
         """Every action the player to move may take (resigning and showing cards aside)."""
         phase = self.phase
+        to_move = self.to_move
+        if to_move is None:
+            return []
         if phase == PLAYING:
             trick = self.trick
-            hand = self.hands[self.to_move]
+            hand = self.hands[to_move]
             if trick:
                 order = self.order
                 m = hand & order.class_masks[order.klass[trick[0]]] or hand
@@ -165,7 +194,7 @@ class Deal:
         if phase == SKAT:
             return [PICKUP, *_declares_for(self.bid, True)]
         if phase == DISCARD:
-            held = C.cards_of(self.hands[self.declarer])
+            held = C.cards_of(self.hands[to_move])
             return [DISCARDS[(a, b)] for i, a in enumerate(held) for b in held[i + 1 :]]
         if phase == DECLARE:
             return list(_declares_for(self.bid, False))
@@ -175,7 +204,7 @@ class Deal:
 
     def legal_cards(self) -> int:
         """The playable cards of the player to move, as a set (empty outside trick play)."""
-        if self.phase != PLAYING:
+        if self.phase != PLAYING or self.to_move is None:
             return 0
         hand = self.hands[self.to_move]
         if not self.trick:
@@ -195,6 +224,8 @@ class Deal:
             if pos != self.declarer:
                 return "only the declarer can show its cards"
             return "cards are already shown" if self.shown else None
+        if self.to_move is None:
+            return "the deal is over"
         if pos != self.to_move:
             return f"not your turn: waiting for {POSITION_NAMES[self.to_move]} to {self.expected()}"
         phase = self.phase
@@ -248,12 +279,62 @@ class Deal:
             PLAYING: "play a card",
         }.get(self.phase, "nothing")
 
+    def is_legal(self, action: Command, pos: int | None = None) -> bool:
+        """May ``pos`` (default: the player to move) take ``action`` now?"""
+        if pos is None:
+            pos = self.to_move
+        return pos is not None and self.check(pos, action) is None
+
+    def parse(self, text: str, pos: int | None = None) -> Command:
+        """The action ``text`` names ("CJ", "bid 18", "declare grand hand", ...; see
+        ``commands.parse_action``), checked for ``pos`` (default: the player to move).
+        Raises ``IllegalAction`` if it cannot be taken now, ``ValueError`` if it names nothing."""
+        action = parse_action(text)
+        if isinstance(action, Declare) and "hand" in text.lower().split() and self.picked_up:
+            raise IllegalAction(action, "a hand game is declared before picking up the skat")
+        self._raise_if_illegal(action, pos)
+        return action
+
     # --- acting ------------------------------------------------------------------------
+
+    def push_checked(self, action: Command, pos: int | None = None) -> None:
+        """``push`` after checking: raises ``IllegalAction`` (with the reason) instead of
+        corrupting the state when the action is not legal."""
+        self._raise_if_illegal(action, pos)
+        self.push(action, pos)
+
+    def push_text(self, text: str, pos: int | None = None) -> Command:
+        """Parse ``text`` as an action, check it and push it; returns the action."""
+        action = self.parse(text, pos)
+        self.push(action, pos)
+        return action
+
+    def _raise_if_illegal(self, action: Command, pos: int | None) -> None:
+        who = self.to_move if pos is None else pos
+        reason = "the deal is over" if who is None else self.check(who, action)
+        if reason is not None:
+            raise IllegalAction(action, reason)
+
+    def pop(self) -> tuple[int, Command]:
+        """Take back the last action; returns it with the position that took it.
+
+        The deal is replayed from its cards without the last action: a deal has at most a few
+        dozen actions, and ``push`` stays free of undo bookkeeping (it is the hot path)."""
+        if not self.history:
+            raise IndexError("pop from a deal with no actions")
+        last = self.history[-1]
+        replayed = Deal(self.initial_hands, self.skat, self.rules)
+        for pos, action in self.history[:-1]:
+            replayed.push(action, pos)
+        for name in Deal.__slots__:
+            setattr(self, name, getattr(replayed, name))
+        return last
 
     def push(self, action: Command, pos: int | None = None) -> None:
         """Apply a legal action of ``pos`` (default: the player to move)."""
         if pos is None:
             pos = self.to_move
+            assert pos is not None, "the deal is over"
         self.history.append((pos, action))
         kind = type(action)
         if kind is PlayCard:
@@ -399,17 +480,17 @@ class Deal:
 
     def _concede_rest(self, to_declarer: bool) -> None:
         """Give every card not yet in a trick to one side, as tricks (not in null)."""
-        if self.declaration is not None and self.declaration.game == "N":
+        if self.declarer is None or (self.declaration is not None and self.declaration.game == "N"):
             return
         rest = self.hands[0] | self.hands[1] | self.hands[2] | C.mask(self.trick)
         receiver = self.declarer if to_declarer else self.defenders[0]
         self.points[receiver] += C.points(rest)
         self.trick_counts[receiver] += rest.bit_count() // 3
 
-    def _end(self, reason: str) -> None:
+    def _end(self, reason: EndReason) -> None:
         self.phase = ENDED
         self.end_reason = reason
-        self.to_move = -1
+        self.to_move = None
 
     # --- checks ------------------------------------------------------------------------
 
@@ -470,12 +551,54 @@ class Deal:
 
     def twelve_cards(self) -> int:
         """The declarer's hand plus the skat: what matadors are counted over."""
-        return self.initial_hands[self.declarer] | self.skat
+        return self.initial_hands[self._declarer()] | self.skat
 
     def declarer_points(self) -> int:
         """Card points of the declarer's tricks plus the skat (discard or untouched skat)."""
         skat = self.discard if self.picked_up else self.skat
-        return self.points[self.declarer] + C.points(skat)
+        return self.points[self._declarer()] + C.points(skat)
+
+    def _declarer(self) -> int:
+        if self.declarer is None:
+            raise ValueError("nobody has won the bidding")
+        return self.declarer
+
+    # --- printing ----------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        parts = [self.phase.value]
+        if self.to_move is not None:
+            parts.append(f"{POSITION_NAMES[self.to_move]} to {self.expected()}")
+        if self.declarer is not None:
+            game = f" {self.declaration}" if self.declaration is not None else ""
+            parts.append(f"{POSITION_NAMES[self.declarer]} declares{game} at {self.bid}")
+        elif self.bid:
+            parts.append(f"bid {self.bid}")
+        if self.tricks or self.trick:
+            parts.append(f"{len(self.tricks)} tricks, trick [{C.fmt(self.trick)}]")
+        if self.end_reason is not None:
+            parts.append(f"ended: {self.end_reason.value}")
+        return f"<Deal {'; '.join(parts)}>"
+
+    def __str__(self) -> str:
+        """The deal as a person reads it: hands, skat, trick, points (everything, unhidden)."""
+        kind = self.declaration.game if self.declaration is not None else ("R" if self.ramsch else "G")
+        lines = []
+        for pos in (FOREHAND, MIDDLEHAND, REARHAND):
+            tags = []
+            if pos == self.declarer:
+                tags.append("declarer")
+            if pos == self.to_move:
+                tags.append("to move")
+            label = f"{POSITION_NAMES[pos]}{' (' + ', '.join(tags) + ')' if tags else ''}"
+            hand = " ".join(C.CODES[c] for c in C.sorted_for(self.hands[pos], kind))
+            lines.append(f"{label:<26} {hand:<30} {self.points[pos]:>3} points")
+        skat = self.discard if self.picked_up else self.skat
+        lines.append(f"{'skat' if not self.picked_up else 'discarded':<26} {C.fmt(skat)}")
+        if self.trick:
+            lines.append(f"{'trick':<26} {C.fmt(self.trick)}")
+        lines.append(repr(self))
+        return "\n".join(lines)
 
     def copy(self) -> Deal:
         new = Deal.__new__(Deal)
@@ -507,7 +630,7 @@ def _declares_for(bid: int, hand: bool) -> tuple[Declare, ...]:
         found = tuple(
             d
             for d in (HAND_DECLARES if hand else PICKUP_DECLARES)
-            if d.game != "N" or null_value(Declaration(game="N", hand=hand, ouvert=d.ouvert)) >= bid
+            if d.game != "N" or null_value(Declaration(game=GameKind.NULL, hand=hand, ouvert=d.ouvert)) >= bid
         )
         _DECLARES_CACHE[key] = found
     return found

@@ -48,7 +48,7 @@ from .table import TableState, due
 RejectionCode = Literal["out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale"]
 
 
-class Rejection(msgspec.Struct, frozen=True, kw_only=True):
+class Rejection(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
     """Why a command was refused; ``reason`` is meant for the player to read."""
 
     code: RejectionCode
@@ -86,7 +86,7 @@ def decide(state: TableState, seat: int, command: Command) -> list[Event] | Reje
         return Rejection(code="not_seated", reason="you sit this deal out (you are the dealer)")
     if (late := stale(state, command)) is not None:
         return late
-    if not isinstance(command, _TURNLESS) and pos != deal.to_move and deal.to_move >= 0:
+    if not isinstance(command, _TURNLESS) and deal.to_move is not None and pos != deal.to_move:
         mover = state.seats[deal.to_move]
         return Rejection(
             code="out_of_turn",
@@ -135,6 +135,8 @@ def default_action(deal: Deal) -> Command:
     legal card while playing; pick up the skat, discard the two weakest cards and declare the
     first legal game (clubs) otherwise."""
     phase = deal.phase
+    if deal.to_move is None:
+        raise ValueError("the deal is over: nobody has an action to default")
     if phase in (BIDDING, DOUBLING):
         return Pass()
     if phase == PLAYING:
@@ -145,7 +147,7 @@ def default_action(deal: Deal) -> Command:
     if phase == SKAT:
         return PickUpSkat()
     if phase == DISCARD:
-        held = sorted(C.cards_of(deal.hands[deal.declarer]), key=lambda c: (C.POINTS[c], c))
+        held = sorted(C.cards_of(deal.hands[deal.to_move]), key=lambda c: (C.POINTS[c], c))
         return Discard(cards=(CODES[held[0]], CODES[held[1]]))  # type: ignore[arg-type]
     if phase == DECLARE:
         return deal.legal_actions()[0]

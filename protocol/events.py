@@ -21,7 +21,7 @@ from .rules import Rules
 from .scoring import DealResult
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, repr_omit_defaults=True):
     """Base of every event."""
 
 

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from enum import StrEnum
+from typing import Final
 
 import msgspec
 
-GameType = Literal["C", "S", "H", "D", "G", "N"]
-"""Clubs, spades, hearts, diamonds (suit games), grand, null: the ISS letters."""
+
+class GameKind(StrEnum):
+    """The six games, by their ISS letters (the wire values). A ``GameKind`` is a ``str``, so
+    ``decl.game == "G"`` and ``ORDERS[decl.game]`` work as they always did."""
+
+    CLUBS = "C"
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    GRAND = "G"
+    NULL = "N"
+
+    def __repr__(self) -> str:
+        return f"GameKind.{self.name}"
+
+
+GameType = GameKind
+"""The old name of ``GameKind``, kept for code written against it."""
 
 GAME_NAMES: Final[dict[str, str]] = {
     "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null",
@@ -25,10 +42,10 @@ NULL_VALUES: Final[dict[tuple[bool, bool], int]] = {
 }
 
 
-class Declaration(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Declaration(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
     """What the declarer announces. ``hand`` is true when the skat was not picked up."""
 
-    game: GameType
+    game: GameKind
     hand: bool = False
     schneider: bool = False
     """Schneider announced (hand only)."""
@@ -88,14 +105,14 @@ def declaration_error(decl: Declaration) -> str | None:
 def all_declarations(hand: bool) -> tuple[Declaration, ...]:
     """Every consistent declaration for a hand game or for one after the pickup."""
     out: list[Declaration] = []
-    for g in "CSHDG":
-        out.append(Declaration(game=g, hand=hand))  # type: ignore[arg-type]
+    for g in (GameKind.CLUBS, GameKind.SPADES, GameKind.HEARTS, GameKind.DIAMONDS, GameKind.GRAND):
+        out.append(Declaration(game=g, hand=hand))
         if hand:
-            out.append(Declaration(game=g, hand=True, schneider=True))  # type: ignore[arg-type]
-            out.append(Declaration(game=g, hand=True, schneider=True, schwarz=True))  # type: ignore[arg-type]
-            out.append(Declaration(game=g, hand=True, schneider=True, schwarz=True, ouvert=True))  # type: ignore[arg-type]
-    out.append(Declaration(game="N", hand=hand))
-    out.append(Declaration(game="N", hand=hand, ouvert=True))
+            out.append(Declaration(game=g, hand=True, schneider=True))
+            out.append(Declaration(game=g, hand=True, schneider=True, schwarz=True))
+            out.append(Declaration(game=g, hand=True, schneider=True, schwarz=True, ouvert=True))
+    out.append(Declaration(game=GameKind.NULL, hand=hand))
+    out.append(Declaration(game=GameKind.NULL, hand=hand, ouvert=True))
     return tuple(out)
 
 

@@ -40,11 +40,11 @@ _FIELD = re.compile(r"([A-Z][A-Z0-9]?)\[([^\]]*)\]")
 _CARD = re.compile(r"^[CSHD][789TJQKA]$")
 
 
-class IssResult(msgspec.Struct, frozen=True, kw_only=True):
+class IssResult(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
     """The published ``R[...]`` result."""
 
     passed: bool = False
-    declarer: int = -1
+    declarer: int | None = None
     outcome: str = ""
     """"win", "loss", "penalty" (empty for a passed game)."""
     value: int = 0
@@ -54,8 +54,8 @@ class IssResult(msgspec.Struct, frozen=True, kw_only=True):
     tricks: int = 0
     schneider: bool = False
     schwarz: bool = False
-    left: int = -1
-    timed_out: int = -1
+    left: int | None = None
+    timed_out: int | None = None
     resigned: bool = False
 
 
@@ -78,6 +78,11 @@ class IssFormatError(ValueError):
     """The line is not a record at all (not even one the classifier could name)."""
 
 
+def _seat(value: str | None) -> int | None:
+    """A seat number from a result field, None where the field is absent (nobody)."""
+    return None if value is None or int(value) < 0 else int(value)
+
+
 def parse_result(text: str) -> IssResult:
     """Parse the inside of ``R[...]``."""
     text = text.strip()
@@ -93,7 +98,7 @@ def parse_result(text: str) -> IssResult:
             words.add(token)
     outcome = next((w for w in ("win", "loss", "penalty") if w in words), "")
     return IssResult(
-        declarer=int(kv.get("d", -1)),
+        declarer=_seat(kv.get("d")),
         outcome=outcome,
         value=int(kv.get("v", 0)),
         matadors=int(kv.get("m", 0)),
@@ -102,8 +107,8 @@ def parse_result(text: str) -> IssResult:
         tricks=int(kv.get("t", 0)),
         schneider=kv.get("s") == "1",
         schwarz=kv.get("z") == "1",
-        left=int(kv.get("l", -1)),
-        timed_out=int(kv.get("to", -1)),
+        left=_seat(kv.get("l")),
+        timed_out=_seat(kv.get("to")),
         resigned=kv.get("r") == "1",
     )
 
@@ -130,9 +135,9 @@ def parse_record(line: str) -> IssRecord:
         record.status, record.note = "penalty", f"scored by the server's penalty rules{why}"
     if record.status == "comparable" and record.result is not None:
         r = record.result
-        if r.timed_out >= 0:
+        if r.timed_out is not None:
             record.status, record.note = "timeout", f"seat {r.timed_out} timed out"
-        elif r.left >= 0:
+        elif r.left is not None:
             record.status, record.note = "left", f"seat {r.left} left the table"
         elif r.passed:
             record.status, record.note = "passed", "everyone passed"

@@ -17,7 +17,7 @@ BockTrigger = Literal["kontra_lost", "re", "sixty_all", "grand_hand_won", "schne
 DEFAULT_BOCK_TRIGGERS: tuple[BockTrigger, ...] = ("kontra_lost", "re")
 
 
-class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=True):
+class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=True, repr_omit_defaults=True):
     """Rules of one table. Every optional rule is off by default (plain ISkO)."""
 
     profile: Profile = "isko"

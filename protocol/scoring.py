@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # scoring reads a Deal; the deal calls scoring when it ends
     from .deal import Deal
 
 
-class RamschResult(msgspec.Struct, frozen=True, kw_only=True):
+class RamschResult(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
     points: list[int]
     """Card points per table seat (the skat counted for the last trick's winner)."""
     losers: list[int]
@@ -31,7 +31,7 @@ class RamschResult(msgspec.Struct, frozen=True, kw_only=True):
     """Table seat that took every trick (+120 instead of a loss), if any."""
 
 
-class DealResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class DealResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
     """The full breakdown of one scored deal. Seats are table seats."""
 
     kind: str
@@ -127,6 +127,7 @@ def _score_game(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: b
     assert decl is not None and deal.end_reason is not None
     profile = deal.rules.profile
     pos = deal.declarer
+    assert pos is not None, "a declared game has a declarer"
     points = deal.declarer_points()
     tricks = deal.trick_counts[pos]
     early = deal.end_reason in EARLY_BY_RULE

@@ -147,7 +147,7 @@ class TableState:
     def to_move(self) -> int | None:
         """The table seat whose action the table waits for, or None (nothing due from a player)."""
         deal = self.deal
-        if deal is None or deal.phase == ENDED or self.closed or due(self) is not None:
+        if deal is None or deal.to_move is None or self.closed or due(self) is not None:
             return None
         return self.seats[deal.to_move]
 
@@ -295,7 +295,7 @@ class TableState:
 
     def _shown(self, e: CardsShown) -> None:
         deal = self.deal
-        if deal is not None and deal.declarer >= 0 and C.parse(e.cards) != deal.hands[deal.declarer]:
+        if deal is not None and deal.declarer is not None and C.parse(e.cards) != deal.hands[deal.declarer]:
             raise LogError(self.events, "cards_shown does not show the declarer's hand")
         self._player_action(e.seat, SHOW)
 
@@ -414,7 +414,7 @@ def due(state: TableState) -> Event | None:
         return _next_deal_or_close(state)
     seats = state.seats
     if not state.bidding_logged:
-        if deal.declarer >= 0:
+        if deal.declarer is not None:
             return BiddingWon(seat=seats[deal.declarer], value=deal.bid)
         if deal.ramsch or deal.end_reason == PASSED_IN:
             return AllPassed(ramsch=deal.ramsch)

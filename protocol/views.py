@@ -12,6 +12,7 @@ import msgspec
 from . import cards as C
 from .cards import CardCode
 from .commands import AnyCommand
+from .deal import DOUBLING
 from .events import AnyEvent, DealDealt, Discarded, Event, SkatTaken, TableOpened
 from .games import Declaration
 from .table import TableState
@@ -19,7 +20,7 @@ from .table import TableState
 SPECTATOR = -1
 
 
-class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
     """One seat's picture of the table (or a spectator's, with ``seat`` = -1)."""
 
     table: str
@@ -87,10 +88,10 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
         if pos == deal.declarer and deal.picked_up:
             out.skat = C.codes(deal.skat)  # type: ignore[assignment]
             out.discarded = C.codes(deal.discard)  # type: ignore[assignment]
-    if deal.declarer >= 0:
+    if deal.declarer is not None:
         out.declarer = seats[deal.declarer]
         decl = deal.declaration
-        if decl is not None and (decl.ouvert and deal.phase != "doubling" or deal.shown):
+        if decl is not None and (decl.ouvert and deal.phase != DOUBLING or deal.shown):
             out.open_cards = {seats[deal.declarer]: C.codes(deal.hands[deal.declarer])}  # type: ignore[dict-item]
     out.bid = deal.bid
     out.game = deal.declaration

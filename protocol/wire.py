@@ -16,7 +16,7 @@ from .rules import Rules
 from .views import PlayerView
 
 
-class Reply(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Reply(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
     """The answer to a command or an operator request."""
 
     ok: bool
@@ -47,7 +47,7 @@ class Hello(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fie
     format: Literal["msgpack", "json", ""] = ""
 
 
-class Update(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Update(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
     """What a player receives on ``skat.view.<player>.<table>``."""
 
     view: PlayerView

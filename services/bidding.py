@@ -5,6 +5,7 @@ It also answers commands nobody can read, so that exactly one service replies to
 from __future__ import annotations
 
 from protocol.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
+from protocol.deal import Phase
 
 from .runtime import Service
 
@@ -17,4 +18,4 @@ class Bidding(Service):
     )  # fmt: skip
     commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)
     answers_malformed = True
-    phases = frozenset({"bidding", "skat", "discard", "declare", "doubling"})
+    phases = frozenset({Phase.BIDDING, Phase.SKAT, Phase.DISCARD, Phase.DECLARE, Phase.DOUBLING})

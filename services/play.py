@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from protocol.commands import PlayCard, Resign, ShowCards
+from protocol.deal import Phase
 
 from .runtime import Service
 
@@ -14,4 +15,4 @@ class Play(Service):
         "resigned", "timed_out",
     )  # fmt: skip
     commands = (PlayCard, ShowCards, Resign)
-    phases = frozenset({"playing"})
+    phases = frozenset({Phase.PLAYING})

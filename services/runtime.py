@@ -35,6 +35,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from protocol.commands import Command
+from protocol.deal import Phase
 from protocol.decide import Rejection, decide, stale, timeout
 from protocol.events import Event, UnknownEvent
 from protocol.subjects import (
@@ -117,7 +118,7 @@ class Service:
     """Command types this service answers."""
     answers_malformed: ClassVar[bool] = False
     """Exactly one service answers commands that cannot be decoded."""
-    phases: ClassVar[frozenset[str]] = frozenset()
+    phases: ClassVar[frozenset[Phase]] = frozenset()
     """Deal phases whose deadlines this service enforces."""
     door: ClassVar[str] = "skat.cmd.{player}.*"
     """The subject through which a player reaches this service (if it answers players): all

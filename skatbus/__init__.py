@@ -4,16 +4,21 @@ The layers point one way: ``protocol`` (the rules, pure) <- ``services`` (what r
 the five services, the event store, the embedded server) <- ``skatbus`` (this package: the bot
 SDK and the bots, tournaments, evaluation, replays and game records, the ``skat`` command line).
 
-Writing a bot::
+Writing a bot (docs/bots.md)::
 
-    from skatbus import run
+    from skatbus import Knowledge, run
 
     class MyBot:
         def act(self, obs):
+            k = Knowledge.of(obs.view)   # cards played, voids shown, cards unseen, partner
             return obs.view.legal[0]
 
     run(MyBot(), player="alice", url="nats://127.0.0.1:4222")
 """
+
+from protocol.deal import Deal, Phase
+from protocol.errors import IllegalAction
+from protocol.knowledge import Knowledge
 
 from .bots import Bot, RandomBot, SteppingRandomBot, make_bot
 from .heuristic import HeuristicBot
@@ -22,7 +27,11 @@ from .sdk import play, run
 
 __all__ = [
     "Bot",
+    "Deal",
     "HeuristicBot",
+    "IllegalAction",
+    "Knowledge",
+    "Phase",
     "RandomBot",
     "RemotePlayer",
     "SteppingRandomBot",

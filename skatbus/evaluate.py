@@ -1,7 +1,7 @@
 """Compare bots by Seeger-Fabian points per deal, with seats rotated and a confidence interval.
 
 ``evaluate(["heuristic", "random", "random"], deals=1200, seed="eval")`` plays tables of three
-through the pure engine (``services.local.play_table``). The seating changes from one table to
+through the pure engine (``skatbus.local.play_table``). The seating changes from one table to
 the next through all six orders of the three bots (the three rotations of one cyclic order,
 then of the other), and every table has a whole number of rounds, so each bot sits in each seat
 and holds each position (forehand, middlehand, rearhand) equally often, and also has each other
@@ -11,7 +11,7 @@ under test, and the two would score differently). Each bot's per-deal Seeger-Fab
 collected deal by deal, and the mean comes with a 95 % confidence interval
 (mean +- 1.96 sd / sqrt(n)); deals are independent, their cards come from distinct seeds.
 
-Run it as ``python -m services.evaluate heuristic random random --deals 1200``.
+Run it as ``python -m skatbus.evaluate heuristic random random --deals 1200``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def bot_names() -> list[str]:
 
 
 def make(name: str, seed: str) -> Bot:
-    """A bot by name: ``heuristic`` or one of ``services.bots.BOTS``."""
+    """A bot by name: ``heuristic`` or one of ``skatbus.bots.BOTS``."""
     if name == "heuristic":
         return HeuristicBot(seed)
     if name in BOTS:
@@ -175,7 +175,7 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m services.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m skatbus.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("bots", nargs=3, help=f"three of: {', '.join(bot_names())}")
     parser.add_argument("--deals", type=int, default=1200, help="deals to play (rounded up to whole rotations)")
     parser.add_argument("--seed", default="evaluate")

@@ -96,11 +96,13 @@ from protocol.commands import (
     PlayCard,
     Re,
 )
-from protocol.events import CardPlayed, DealDealt, GameDeclared
+from protocol.events import DealDealt
 from protocol.games import NULL_VALUES, SUIT_BASE
+from protocol.knowledge import Knowledge
 from protocol.scoring import matadors
 from protocol.views import PlayerView
 from protocol.wire import Update
+from services import logs
 
 # --- cards as bits ---------------------------------------------------------------------------
 
@@ -248,7 +250,7 @@ def null_features(hand: int, others: int, forehand: bool) -> tuple[float, ...]:
 
 
 # Logistic weights, in feature order (the first is the intercept), fitted offline by
-# ``python -m services.heuristic_fit --deals 90000`` (the comments are its sample counts).
+# ``python -m skatbus.heuristic_fit --deals 90000`` (the comments are its sample counts).
 # "pre" sees 10 cards before the skat (the pickup to come); "post" the 10 cards kept after
 # discarding, plus the discarded points as a last feature; "hand" the 10 cards of a hand game
 # (the skat unseen). A weight of exactly 0 belongs to a feature that never varied there (a
@@ -541,78 +543,16 @@ def pickup_expectation(hand: int, bid: int, forehand: bool) -> float:
 # --- what the seat has seen ----------------------------------------------------------------------
 
 
-class Seen:
-    """The trick-play picture of one seat, rebuilt from its view on every decision."""
+class Seen(Knowledge):
+    """The trick-play picture of one seat (``protocol.knowledge``), rebuilt from its view on every
+    decision, with the guesses this bot adds to what the seat knows for certain."""
 
-    __slots__ = (
-        "me", "declarer", "partner", "kind", "order", "hand", "played", "trick", "trick_seats",
-        "voids", "unknown", "seats", "open_hand",
-    )  # fmt: skip
+    __slots__ = ("open_hand",)
 
     def __init__(self, v: PlayerView) -> None:
-        self.me = v.seat
-        self.hand = C.parse(v.hand)
-        seats: tuple[int, int, int] = (0, 1, 2)
-        kind = "R"
-        plays: list[tuple[int, int]] = []
-        for e in v.history:
-            t = type(e)
-            if t is CardPlayed:
-                plays.append((e.seat, INDEX[e.card]))  # type: ignore[union-attr]
-            elif t is DealDealt:
-                seats = e.seats  # type: ignore[union-attr]
-            elif t is GameDeclared:
-                kind = e.game.game  # type: ignore[union-attr]
-        self.seats = seats
-        self.kind = kind
-        self.order = ORDERS[kind]
-        self.declarer = v.declarer
-        self.partner = (
-            next((s for s in seats if s != self.me and s != v.declarer), None) if v.declarer is not None else None
-        )
-        order = self.order
-        self.voids: dict[int, int] = {s: 0 for s in seats}
-        played = 0
-        n_done = len(plays) - len(v.trick)
-        for i in range(0, len(plays), 3):
-            chunk = plays[i : i + 3]
-            led = order.klass[chunk[0][1]]
-            for seat, c in chunk:
-                played |= 1 << c
-                if order.klass[c] != led:
-                    self.voids[seat] |= 1 << led
-        self.played = played
-        self.trick = [INDEX[c] for c in v.trick]
-        self.trick_seats = [s for s, _ in plays[n_done:]]
-        known = self.hand | played | C.parse(v.skat) | C.parse(v.discarded)
-        self.open_hand = 0
-        for seat, cards in v.open_cards.items():
-            if seat != self.me:
-                self.open_hand = C.parse(cards)
-        self.unknown = C.ALL & ~known
-
-    def next_seat(self, seat: int) -> int:
-        return self.seats[(self.seats.index(seat) + 1) % 3]
-
-    def still_to_play(self) -> list[int]:
-        """Seats that play after me in this trick."""
-        out = []
-        s = self.me
-        for _ in range(2 - len(self.trick)):
-            s = self.next_seat(s)
-            out.append(s)
-        return out
-
-    def possible(self, seat: int) -> int:
-        """Cards ``seat`` may hold as far as this seat can tell."""
-        if self.open_hand and seat == self.declarer:
-            return self.open_hand & ~self.played
-        cards = self.unknown & ~self.open_hand
-        order = self.order
-        for k in range(5):
-            if self.voids[seat] >> k & 1:
-                cards &= ~order.class_masks[k]
-        return cards
+        super().__init__(v)
+        self.open_hand = next(iter(self.open_cards.values()), 0)
+        """The declarer's open cards (ouvert or shown), seen by a defender; else empty."""
 
     def may_be_void(self, seat: int, klass: int) -> bool:
         """Known void, or so few cards of the class are left that a void is likely."""
@@ -634,6 +574,8 @@ class Seen:
         return bool(higher) and self.may_be_void(seat, led)
 
 
+_log = logs.get(bot="heuristic")
+
 # --- the bot ---------------------------------------------------------------------------------------
 
 
@@ -643,6 +585,9 @@ class HeuristicBot:
     def __init__(self, seed: str = "") -> None:
         self.seed = str(seed)
         self._plans: dict[tuple[str, int, int], Plan] = {}
+        self.fallbacks = 0
+        """How often a decision failed (a bug here) and the first legal action was played instead."""
+        self._reported: set[tuple[str, str]] = set()
 
     def act(self, obs: Update) -> Command:
         legal = obs.view.legal
@@ -650,13 +595,35 @@ class HeuristicBot:
             raise ValueError("asked to act without legal actions")
         try:
             action = self._decide(obs.view, legal, self._tie_break(obs))
-        except Exception:  # a bot must never stall a table: fall back to the first legal action
+        except Exception as exc:  # a bot must never stall a table: play the first legal action
+            self._fell_back(obs, f"{type(exc).__name__}: {exc}", exc)
             return legal[0]
-        return action if action in legal else legal[0]
+        if action not in legal:
+            self._fell_back(obs, f"chose {action}, which is not legal")
+            return legal[0]
+        return action
+
+    def _fell_back(self, obs: Update, why: str, exc: BaseException | None = None) -> None:
+        """Count a fallback and log it, once per kind of failure and phase: the fallback keeps
+        the table going, the log line keeps the bug from hiding behind it."""
+        self.fallbacks += 1
+        key = (obs.view.phase, why.split(":")[0])
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        _log.warning(
+            "heuristic_fallback",
+            why=why,
+            phase=obs.view.phase,
+            table=obs.view.table,
+            index=obs.index,
+            seat=obs.view.seat,
+            exc_info=exc,
+        )
 
     def _tie_break(self, obs: Update) -> int:
         """A number from (seed, table, log position, seat) only, so that the bot's choices never
-        depend on timing or on the order it sees its tables in (as ``services.bots``)."""
+        depend on timing or on the order it sees its tables in (as ``skatbus.bots``)."""
         v = obs.view
         return zlib.crc32(f"{self.seed}/{v.table}/{obs.index}/{v.seat}".encode())
 
@@ -732,8 +699,8 @@ class HeuristicBot:
         if seen.kind == "R":
             return _ramsch_card(seen, cards)
         if seen.kind == "N":
-            return _null_declarer(seen, cards) if seen.declarer == seen.me else _null_defender(seen, cards)
-        if seen.declarer == seen.me:
+            return _null_declarer(seen, cards) if seen.declarer == seen.seat else _null_defender(seen, cards)
+        if seen.declarer == seen.seat:
             return _declarer_lead(seen, cards) if not seen.trick else _declarer_follow(seen, cards)
         return _defender_lead(seen, cards) if not seen.trick else _defender_follow(seen, cards)
 
@@ -816,13 +783,13 @@ def _richest(seen: Seen, cards: list[int]) -> int:
 
 def _master(seen: Seen, c: int) -> bool:
     """No card that could still appear beats ``c``."""
-    return not (_STRONGER[seen.kind][c] & (seen.unknown | seen.open_hand) & ~seen.played)
+    return not (_STRONGER[seen.kind][c] & (seen.unseen | seen.open_hand) & ~seen.played)
 
 
 def _opponent_trumps(seen: Seen) -> int:
     order = seen.order
-    if seen.me == seen.declarer:
-        return seen.unknown & order.trumps
+    if seen.seat == seen.declarer:
+        return seen.unseen & order.trumps
     return seen.possible(seen.declarer) & order.trumps if seen.declarer is not None else 0
 
 
@@ -834,7 +801,7 @@ def _declarer_lead(seen: Seen, cards: list[int]) -> int:
     order = seen.order
     trumps_mine = [c for c in cards if order.klass[c] == TRUMP]
     side = [c for c in cards if order.klass[c] != TRUMP]
-    theirs = seen.unknown & order.trumps
+    theirs = seen.unseen & order.trumps
     if trumps_mine and theirs:
         top = max(trumps_mine, key=lambda c: order.strength[c])
         if _master(seen, top):
@@ -863,7 +830,7 @@ def _ruff_risk(seen: Seen, c: int, their_trumps: int) -> int:
     klass = seen.order.klass[c]
     risk = 0
     for seat in seen.seats:
-        if seat == seen.me or not seen.possible(seat) & seen.order.trumps:
+        if seat == seen.seat or not seen.possible(seat) & seen.order.trumps:
             continue
         if seen.voids[seat] >> klass & 1:
             return 2
@@ -955,7 +922,7 @@ def _defender_suit_lead(seen: Seen, side: list[int], decl_void: int, decl_trumps
     a long suit (the declarer is likely short in it); with it last, a short suit."""
     order = seen.order
     hand = seen.hand
-    declarer_next = seen.next_seat(seen.me) == seen.declarer
+    declarer_next = seen.next_seat(seen.seat) == seen.declarer
 
     def key(c: int) -> tuple[int, int, int, int]:
         k = order.klass[c]
@@ -1003,7 +970,7 @@ def _schmier(seen: Seen, cards: list[int]) -> int:
 
 
 def _null_declarer(seen: Seen, cards: list[int]) -> int:
-    others = seen.unknown | seen.open_hand
+    others = seen.unseen | seen.open_hand
     if not seen.trick:
         # Lead where the opponents have no lower card and many higher ones.
         def lead_key(c: int) -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """Refit the heuristic bot's hand-strength weights from its own play (offline; not used at run time).
 
 For each deal one position is made to declare a chosen game at a bid of 18 (the other two
-pass), picks up the skat, discards as ``services.heuristic`` would for that game, and the
+pass), picks up the skat, discards as ``skatbus.heuristic`` would for that game, and the
 deal is played out by ``HeuristicBot`` in all three seats. Each deal gives a sample: the
 features of the declarer's 10 cards before the skat ("pre"), of the 10 it kept plus the
 discarded points ("post"), and whether it won. A logistic regression per game family
@@ -12,7 +12,7 @@ Games are forced where the bot could plausibly declare them (a suit game in the 
 longest trump suit, a grand with at least two jacks or a jack and two aces, a null with few
 dangerous cards), so the fit is good where the bidding decisions are made.
 
-    python -m services.heuristic_fit --deals 6000
+    python -m skatbus.heuristic_fit --deals 6000
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m services.heuristic_fit")
+    parser = argparse.ArgumentParser(prog="python -m skatbus.heuristic_fit")
     parser.add_argument("--deals", type=int, default=6000)
     parser.add_argument("--seed", default="fit")
     parser.add_argument("--jobs", type=int, default=2)

@@ -428,7 +428,7 @@ def _move_tokens(t: TableExport, event: Event) -> list[str]:
         return []
     if kind is GameDeclared:
         deal = state.deal
-        held = [] if not event.game.ouvert else _codes_of(deal.hands[deal.declarer], dr.discard)  # type: ignore[attr-defined]
+        held = [] if not event.game.ouvert else _codes_of(deal.hands[pos], dr.discard)  # type: ignore[attr-defined]
         return [str(pos), declaration_token(event, dr.discard, held)]  # type: ignore[arg-type]
     if kind is CardPlayed:
         return [str(pos), event.card]  # type: ignore[attr-defined]

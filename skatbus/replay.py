@@ -403,7 +403,7 @@ def snapshot(state: TableState, event: AnyLogged | None = None) -> dict[str, Any
         out["skat"] = {"label": "skat", "cards": sorted_codes(deal.skat, kind)}
     out["bidding"] = _bidding_lines(state)
     out["declaration"] = str(deal.declaration) if deal.declaration is not None else ("Ramsch" if deal.ramsch else "")
-    if deal.declarer >= 0:
+    if deal.declarer is not None:
         out["declarer"] = name(state, seats[deal.declarer])
         out["bid"] = deal.bid
     out["kontra"], out["re"] = deal.kontra, deal.re

@@ -1,7 +1,7 @@
 """The Python bot SDK: write ``act(observation) -> action``, get a remote player.
 
-    from services.sdk import run
-    from services.bots import RandomBot
+    from skatbus import run
+    from skatbus import RandomBot
 
     run(RandomBot(), player="alice", url="tls://skat.example.org:4222",
         creds="alice.nk", tls_ca="ca.pem")   # the files `skat auth --tls` wrote
@@ -93,8 +93,12 @@ async def play(
 ) -> RemotePlayer:
     """Play as ``player`` until ``stop`` is set; returns the player (its rejections, for one)."""
     check_token("player", player)
-    stop = stop or asyncio.Event()
     nc = await connect_player(player, url, creds, tls_ca)
+    return await _serve(nc, bot, player, stop or asyncio.Event())
+
+
+async def _serve(nc: Client, bot: Bot, player: str, stop: asyncio.Event) -> RemotePlayer:
+    """Play on an open connection until ``stop`` is set, then drain it."""
     # The connection says hello after each reconnect (connect_player); the player need not.
     remote = RemotePlayer(
         nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False
@@ -117,9 +121,14 @@ def run(
     url: str | ConnectionSettings | None = None,
     creds: str | os.PathLike[str] | None = None,
     tls_ca: str | os.PathLike[str] | None = None,
+    patience: float | None = None,
 ) -> None:
     """Play until Ctrl-C or SIGTERM (the blocking entry point for scripts). The settings are
-    checked before anything starts, so a missing key file fails at once (``SettingsError``)."""
+    checked before anything starts, so a missing key file fails at once (``SettingsError``).
+
+    With ``patience`` (seconds; ``math.inf`` for ever) a server that cannot be reached, or
+    that refuses the credentials, ends it with ``services.connection.Unreachable`` (one line
+    to show); Ctrl-C and SIGTERM stop it while it is still connecting, too."""
     check_token("player", player)
     settings = ConnectionSettings.resolve(url, creds, tls_ca)
 
@@ -131,7 +140,16 @@ def run(
         logs.get(player=player).info(
             "bot_started", bot=type(bot).__name__, server=settings.describe(), tls=settings.wants_tls
         )
-        await play(bot, player, settings, stop)
+        connecting = asyncio.ensure_future(connect_player(player, settings, patience=patience))
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({connecting, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if not connecting.done():  # stopped before the server answered
+            connecting.cancel()
+            with contextlib.suppress(BaseException):
+                await connecting
+            return
+        await _serve(connecting.result(), bot, player, stop)
 
     try:
         import uvloop

@@ -85,6 +85,8 @@ def from_type_info(t: mi.Type) -> st.SearchStrategy[Any]:
         return st.none()
     if isinstance(t, mi.LiteralType):
         return st.sampled_from(t.values)
+    if isinstance(t, mi.EnumType):
+        return st.sampled_from(list(t.cls))
     if isinstance(t, mi.ListType):
         return st.lists(from_type_info(t.item_type), max_size=4)
     if isinstance(t, mi.VarTupleType):

@@ -335,7 +335,7 @@ def turnless_ok(deal: Deal, pos: int, cmd: Command) -> bool:
 
 def check_ended_deal(deal: Deal) -> None:
     """Every invariant of a finished deal that RULES.md implies, checked from ``history``."""
-    assert deal.phase == ENDED and deal.to_move == -1
+    assert deal.phase == ENDED and deal.to_move is None
     hist = deal.history
     decl = deal.declaration
     reason = deal.end_reason
@@ -348,7 +348,7 @@ def check_ended_deal(deal: Deal) -> None:
     bidding_end = next((i for i, (_, a) in enumerate(hist) if not isinstance(a, (Bid, Hold, Pass))), len(hist))
     passers = [p for p, a in hist[:bidding_end] if isinstance(a, Pass)]
     assert len(passers) == len(set(passers))
-    if deal.declarer < 0:  # nobody won the bidding
+    if deal.declarer is None:  # nobody won the bidding
         assert sorted(passers) == [0, 1, 2] and not bids
         assert deal.ramsch == deal.rules.ramsch
         if not deal.ramsch:
@@ -382,7 +382,7 @@ def check_ended_deal(deal: Deal) -> None:
         assert deal.re == any(isinstance(a, Re) for _, a in doubling)
         assert not deal.re or deal.kontra
 
-    if not deal.tricks and deal.declarer >= 0 and not resigned:
+    if not deal.tricks and deal.declarer is not None and not resigned:
         raise AssertionError(f"a declared game ended without a trick: {reason}")
 
     # Tricks: replay with the oracle. Cards come from the right hand, follow suit, are played
@@ -453,7 +453,7 @@ def check_ended_deal(deal: Deal) -> None:
             assert len(deal.tricks) == lost_at + 1
             # A loss on the 10th trick is named for the loss, not for the end of the cards.
             assert reason == (NULL_TRICK if decl.game == "N" else SCHWARZ_MISSED)
-    elif decl is None and deal.declarer < 0:
+    elif decl is None and deal.declarer is None:
         assert reason in (PLAYED_OUT, PASSED_IN)
 
     check_result(deal)
@@ -809,7 +809,7 @@ PLAYER_EVENT_OF: dict[type, Callable[[Deal, int, Command], Event]] = {
         seat=s,
         game=Declaration(game=c.game, hand=not d.picked_up, schneider=c.schneider, schwarz=c.schwarz, ouvert=c.ouvert),  # type: ignore[attr-defined]
     ),
-    ShowCards: lambda d, s, c: CardsShown(seat=s, cards=C.codes(d.hands[d.declarer]) if d.declarer >= 0 else []),  # type: ignore[arg-type]
+    ShowCards: lambda d, s, c: CardsShown(seat=s, cards=C.codes(d.hands[d.declarer]) if d.declarer is not None else []),  # type: ignore[arg-type]
 }
 """The event a player command becomes (as ``decide`` would write it)."""
 

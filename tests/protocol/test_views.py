@@ -49,7 +49,7 @@ def test_no_view_leaks_hidden_cards(seed: int) -> None:
             continue
         played = C.mask(c for t in deal.tricks for c in t.cards) | C.mask(deal.trick)
         open_hand = 0
-        if deal.declarer >= 0 and deal.declaration is not None:
+        if deal.declarer is not None and deal.declaration is not None:
             if (deal.declaration.ouvert and deal.phase != "doubling") or deal.shown:
                 open_hand = deal.hands[deal.declarer]
         public = played | open_hand
