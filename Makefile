@@ -17,8 +17,11 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/skat run
 
+# Two workers (SKAT_TEST_WORKERS): each bus test starts its own nats-servers and service
+# processes and spends much of its time waiting on them, so two run well side by side.
+SKAT_TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(SKAT_TEST_WORKERS)
 
 # The quality gates CI runs with the tests: ruff (lint and format) and mypy (strict for protocol/).
 lint: $(STAMP)

@@ -1,23 +1,52 @@
 """What a finished deal is worth: matadors, game value, overbidding, Kontra/Re, Bock, Ramsch,
 the standard score and Seeger-Fabian points.
 
-``score(deal, ...)`` turns an ended ``Deal`` into a ``DealResult``, the payload of the
-deal-scored event. It is the only place where rule numbers become points.
+``score(deal, ...)`` turns an ended deal into a ``DealResult``, the payload of the
+deal-scored event. It is the only place where rule numbers become points. It reads the deal
+through ``PlayedDeal``, the few facts scoring needs, so that the deal (which scores itself when
+it ends) depends on scoring and not the other way round.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import Final, Protocol
 
 import msgspec
 
 from . import cards as C
 from .cards import ORDERS
-from .ends import EARLY_BY_RULE, PASSED_IN
+from .ends import EARLY_BY_RULE, PASSED_IN, EndReason
 from .games import Declaration, base_value, null_value
+from .rules import Rules
 
-if TYPE_CHECKING:  # scoring reads a Deal; the deal calls scoring when it ends
-    from .deal import Deal
+
+class _Trick(Protocol):
+    @property
+    def winner(self) -> int: ...
+
+
+class PlayedDeal(Protocol):
+    """What scoring reads of an ended deal (``protocol.deal.Deal`` is one), in deal positions."""
+
+    rules: Rules
+    declaration: Declaration | None
+    declarer: int | None
+    end_reason: EndReason | None
+    bid: int
+    kontra: bool
+    re: bool
+    ramsch: bool
+    skat: int
+    points: list[int]
+    trick_counts: list[int]
+
+    @property
+    def tricks(self) -> Sequence[_Trick]: ...
+
+    def declarer_points(self) -> int: ...
+
+    def twelve_cards(self) -> int: ...
 
 
 class RamschResult(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
@@ -112,7 +141,7 @@ SF_LOSS: Final = -50
 SF_DEFENDER_BONUS: Final = {3: 40, 4: 30}
 
 
-def score(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
+def score(deal: PlayedDeal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
     """Score an ended deal; ``seats`` maps deal positions to table seats."""
     if deal.end_reason == PASSED_IN:
         zero = [0] * n_players
@@ -122,7 +151,7 @@ def score(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: bool) -
     return _score_game(deal, seats, n_players, bock)
 
 
-def _score_game(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
+def _score_game(deal: PlayedDeal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
     decl = deal.declaration
     assert decl is not None and deal.end_reason is not None
     profile = deal.rules.profile
@@ -196,7 +225,7 @@ def _score_game(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: b
     )
 
 
-def _score_ramsch(deal: Deal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
+def _score_ramsch(deal: PlayedDeal, seats: tuple[int, int, int], n_players: int, bock: bool) -> DealResult:
     pts = list(deal.points)
     last_winner = deal.tricks[-1].winner
     pts[last_winner] += C.points(deal.skat)

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
 
 from protocol.events import PlayerTimedOut
 from protocol.rules import Rules
@@ -245,7 +246,16 @@ async def test_services_reach_players_across_accounts(tmp_path: Path) -> None:
 
         await svc.subscribe("skat.cmd.>", cb=answer)
         await svc.flush()
-        reply = await ann.request("skat.cmd.ann.t1", b"x", timeout=3)
+        # The services' interest reaches ann's account through the import a moment after the
+        # subscription lands (seen under load): no responders until then, so ask again briefly.
+        for _ in range(30):
+            try:
+                reply = await ann.request("skat.cmd.ann.t1", b"x", timeout=3)
+                break
+            except NoRespondersError:
+                await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the services' subscription never became visible to ann's account")
         assert reply.data == b"seen skat.cmd.ann.t1"
         got: list[str] = []
 
