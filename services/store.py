@@ -54,9 +54,7 @@ from protocol.subjects import (
     table_log,
 )
 
-from . import logs, natsfast
-
-natsfast.install()
+from . import logs
 
 WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
 DUPLICATE_IN_PROCESS: Final = 10158

@@ -27,3 +27,19 @@ def test_time_stamps_and_ack_subjects() -> None:
     assert ack_metadata("$JS.ACK.SKAT.x.1.17.3.1796042580941522884.0") == (17, pytest.approx(1796042580.941522884))
     v2 = "$JS.ACK.hub.ACCHASH.SKAT.x.1.17.3.1796042580941522884.0.tok"
     assert ack_metadata(v2) == (17, pytest.approx(1796042580.941522884))
+
+
+def test_importing_the_packages_patches_nothing() -> None:
+    """No side effects on import: nats-py is only changed when a service starts."""
+    import subprocess
+    import sys
+
+    code = (
+        "import nats.aio.client as c; before = c.Client._parse_header_lines\n"
+        "import pkgutil, importlib, protocol, services, skatbus\n"
+        "for pkg in (protocol, services, skatbus):\n"
+        "    for m in pkgutil.iter_modules(pkg.__path__):\n"
+        "        if m.name != '__main__': importlib.import_module(pkg.__name__ + '.' + m.name)\n"
+        "assert c.Client._parse_header_lines is before, 'patched on import'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
