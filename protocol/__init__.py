@@ -4,12 +4,14 @@ Read it top-down: ``cards`` (cards, sets, orders) -> ``games`` (declarations, va
 ``rules`` (table options) -> ``dealing`` (seeded deals, seats) -> ``commands`` -> ``deal``
 (one deal as a state machine) -> ``scoring`` -> ``events`` (the log and its codecs) ->
 ``table`` (fold a log into a table state; what the table owes) -> ``decide`` (commands to
-events) -> ``views`` (what each seat may see) -> ``iss`` (ISS game records).
+events) -> ``views`` (what each seat may see) -> ``knowledge`` (what a seat knows from its view)
+-> ``iss`` (ISS game records).
 
 Playing a deal from code::
 
     from protocol import Deal, deal_from_seed
     deal = Deal(*deal_from_seed("my seed"))
+    deal.push_text("bid 18")            # checked: IllegalAction says why if it is not legal
     while not deal.is_over:
         deal.push(deal.legal_actions()[0])
     print(deal.result())
@@ -29,19 +31,24 @@ from .commands import (
     Re,
     Resign,
     ShowCards,
+    parse_action,
 )
-from .deal import Deal
+from .deal import Deal, Phase
 from .dealing import deal_from_seed, deal_seed
 from .decide import Rejection, decide, default_action, timeout
+from .ends import EndReason
+from .errors import IllegalAction
 from .events import JSON, MSGPACK, Codec, Event
-from .games import Declaration
+from .games import Declaration, GameKind
+from .knowledge import Knowledge
 from .rules import Rules
 from .scoring import DealResult, score
 from .table import LogError, TableState, due, fold
 
 __all__ = [
     "Bid", "Codec", "Command", "Deal", "DealResult", "Declaration", "Declare", "Discard",
-    "Event", "Hold", "JSON", "Kontra", "LogError", "MSGPACK", "Pass", "PickUpSkat", "PlayCard",
-    "Re", "Rejection", "Resign", "Rules", "ShowCards", "TableState", "card", "deal_from_seed",
-    "deal_seed", "decide", "default_action", "due", "fmt", "fold", "parse", "score", "timeout",
+    "EndReason", "Event", "GameKind", "Hold", "IllegalAction", "JSON", "Knowledge", "Kontra",
+    "LogError", "MSGPACK", "Pass", "Phase", "PickUpSkat", "PlayCard", "Re", "Rejection", "Resign",
+    "Rules", "ShowCards", "TableState", "card", "deal_from_seed", "deal_seed", "decide",
+    "default_action", "due", "fmt", "fold", "parse", "parse_action", "score", "timeout",
 ]  # fmt: skip
