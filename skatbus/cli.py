@@ -10,7 +10,7 @@ import sys
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
-_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records", "skatbus.replay_cli")
+_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records", "skatbus.replay_cli", "skatbus.report")
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
 

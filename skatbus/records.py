@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import bz2
 import contextlib
+import functools
 import gzip
 import json
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -512,6 +513,24 @@ def cmd_export(args: argparse.Namespace) -> int:
 # --- the command line --------------------------------------------------------------------
 
 
+def _one_line(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A file that cannot be opened (missing, a directory, no permission) is the user's
+    mistake, not a bug: one line naming it and exit 2, like a malformed flag. Only errors that
+    name a file are caught; any other ``OSError`` keeps its traceback."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            print(f"skat iss {args.iss_command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
 def register(subparsers: Any) -> None:
     """``skat iss check | import | export``."""
     iss = subparsers.add_parser("iss", help="ISS game records: check against the engine, import, export")
@@ -520,12 +539,12 @@ def register(subparsers: Any) -> None:
     chk.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
     chk.add_argument("--json", action="store_true", help="one JSON object per record and a summary object")
     chk.add_argument("--jobs", type=int, default=1, help="replay in this many processes (default 1)")
-    chk.set_defaults(handler=cmd_check)
+    chk.set_defaults(handler=_one_line(cmd_check))
     imp = sub.add_parser("import", help="turn records into event logs (DIR/archive.jsonl)")
     imp.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
     imp.add_argument("--out", required=True, help="directory for archive.jsonl")
-    imp.set_defaults(handler=cmd_import)
+    imp.set_defaults(handler=_one_line(cmd_import))
     exp = sub.add_parser("export", help="write the deals of an event archive as ISS records")
     exp.add_argument("file", help="archive.jsonl (from `skat iss import` or a tournament's runs/<id>/)")
     exp.add_argument("--out", required=True, help="the .sgf file to write")
-    exp.set_defaults(handler=cmd_export)
+    exp.set_defaults(handler=_one_line(cmd_export))

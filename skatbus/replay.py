@@ -552,6 +552,12 @@ def step_through(log: TableLog, deal: int | None, out: TextIO, pause: Callable[[
     return 0
 
 
+def doublings(r: DealResult) -> str:
+    """What doubled a deal's score ("Kontra Re Bock"): the summary marks them because they
+    are why one deal's score can dwarf the others."""
+    return " ".join(w for w, on in (("Kontra", r.kontra), ("Re", r.re), ("Bock", r.bock)) if on)
+
+
 def summary(log: TableLog, out: TextIO) -> int:
     """One line per scored deal and the table's totals."""
     state: TableState | None = None
@@ -565,19 +571,24 @@ def summary(log: TableLog, out: TextIO) -> int:
     if state is None:
         return code
     print(f"table {state.table}: {', '.join(state.players)}", file=out)
-    print(f"{'deal':>4}  {'declarer':<16} {'game':<32} {'result':<15} {'value':>5} {'points':>6}  scores", file=out)
+    print(
+        f"{'deal':>4}  {'declarer':<16} {'game':<36} {'result':<15} {'doubled':<16} {'value':>5} {'points':>6}  scores",
+        file=out,
+    )
     for row in state.sheet:
         r = row.result
         scores = " ".join(f"{v:+5d}" for v in r.scores)
+        doubled = doublings(r)
         if r.kind == "game":
             outcome = "won" if r.won else ("lost (overbid)" if r.overbid else "lost")
             who = name(state, r.declarer if r.declarer is not None else -1)
             print(
-                f"{row.deal:>4}  {who:<16} {str(r.game):<32} {outcome:<15} {r.value:>5} {r.declarer_points:>6}  {scores}",
+                f"{row.deal:>4}  {who:<16} {str(r.game):<36} {outcome:<15} {doubled:<16} {r.value:>5} "
+                f"{r.declarer_points:>6}  {scores}",
                 file=out,
             )
         else:
-            print(f"{row.deal:>4}  {'-':<16} {r.kind:<32} {'':<15} {'':>5} {'':>6}  {scores}", file=out)
+            print(f"{row.deal:>4}  {'-':<16} {r.kind:<36} {'':<15} {doubled:<16} {'':>5} {'':>6}  {scores}", file=out)
     print(f"totals after {len(state.sheet)} deals:", file=out)
     for seat, player in enumerate(state.players):
         print(f"  {player:<16} list {state.totals[seat]:+6d}   Seeger-Fabian {state.sf_totals[seat]:+6d}", file=out)

@@ -10,15 +10,9 @@ from typing import Any, TextIO
 
 from services.connection import add_arguments as add_connection_arguments
 
-from .replay import load, read_archive, show_to, step_through, summary, verify
+from .replay import TableLog, archive_tables, load, read_archive, show_to, step_through, summary, verify
 from .replay_html import write_html
-
-
-def _enter() -> bool:
-    try:
-        return input().strip().lower() not in ("q", "quit")
-    except EOFError:
-        return False
+from .replay_nav import INTERRUPTED, Reader, navigate, table_lines
 
 
 def register(sub: Any) -> None:
@@ -28,10 +22,17 @@ def register(sub: Any) -> None:
         description="Replay a table from an archive.jsonl or the live store.",
     )
     p.add_argument("source", help="an archive.jsonl file, or a table id in the live store")
-    p.add_argument("--table", default=None, help="the table in the archive (default: the first)")
+    p.add_argument(
+        "--table", default=None, help="the table in the archive, by id or by its number in --list (default: the first)"
+    )
+    p.add_argument("--list", action="store_true", help="list the archive's tables, numbered")
     p.add_argument("--deal", type=int, default=None, help="only this deal (1-based)")
     p.add_argument("--to", type=int, default=None, help="show the table after event N (its position in the log)")
-    p.add_argument("--summary", action="store_true", help="one line per deal and the totals")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="one line per deal and the totals (an archive without --table: every table)",
+    )
     p.add_argument(
         "--verify",
         action="store_true",
@@ -40,30 +41,30 @@ def register(sub: Any) -> None:
     p.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained step-by-step page")
     add_connection_arguments(p, "server URL(s) for a live table (default: $SKAT_NATS_URL)")
     p.set_defaults(handler=run)
+    p.epilog = (
+        "On a terminal the replay is interactive: Enter steps, b goes back, t/d/p move by trick and deal, "
+        "N jumps to deal N, l lists an archive's tables, ? shows every key. Ctrl-C ends it with exit code 130."
+    )
 
 
-def verify_archive(path: Path, out: TextIO) -> int:
+def _fail(message: object) -> int:
+    print(f"skat replay: {message}", file=sys.stderr)
+    return 2
+
+
+def verify_tables(logs: list[TableLog], out: TextIO) -> int:
     """``--verify`` on a whole archive: every table, each bad one named; exit 1 if any is."""
-    try:
-        logs = read_archive(path)
-    except (OSError, ValueError) as exc:
-        print(f"skat replay: {exc}", file=sys.stderr)
-        return 2
-    if not logs:
-        print(f"skat replay: {path}: no events", file=sys.stderr)
-        return 2
     if len(logs) == 1:  # one table: its own verdict, as with --table
-        log = next(iter(logs.values()))
-        verdict = verify(log)
-        print(verdict.message if verdict.ok else f"{log.table}: {verdict.message}", file=out)
+        verdict = verify(logs[0])
+        print(verdict.message if verdict.ok else f"{logs[0].table}: {verdict.message}", file=out)
         return 0 if verdict.ok else 1
     bad = 0
-    for log in logs.values():
+    for log in logs:
         verdict = verify(log)
         if not verdict.ok:
             bad += 1
             print(f"{log.table}: {verdict.message}", file=out)
-    events = sum(len(log.events) for log in logs.values())
+    events = sum(len(log.events) for log in logs)
     if bad:
         print(f"{bad} of {len(logs)} tables do not verify", file=out)
         return 1
@@ -71,28 +72,109 @@ def verify_archive(path: Path, out: TextIO) -> int:
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+def summary_tables(logs: list[TableLog], out: TextIO) -> int:
+    """``--summary`` on a whole archive: every table's deals and totals, one after another;
+    exit 1 if any table's log breaks the rules (its deals up to the break are still shown)."""
+    code = 0
+    for i, log in enumerate(logs):
+        if i:
+            print(file=out)
+        code = max(code, summary(log, out))
+    if len(logs) > 1:
+        print(f"\n{len(logs)} tables", file=out)
+    return code
+
+
+def _table_of(path: Path, wanted: str) -> str:
+    """``--table``: an id of the archive, else a number from ``--list``."""
+    tables = archive_tables(path)
+    if wanted in tables or not wanted.isdigit():
+        return wanted
+    n = int(wanted)
+    if not 1 <= n <= len(tables):
+        raise ValueError(f"{path}: no table {wanted!r} (the archive has tables 1..{len(tables)}; see --list)")
+    return tables[n - 1]
+
+
+def _choose(logs: list[TableLog], read: Reader, out: TextIO) -> int | None:
+    """Ask which of an archive's tables to replay (Enter: the first); None to quit."""
+    for line in table_lines(logs):
+        print(line, file=out)
+    while True:
+        try:
+            answer = read(f"table (1..{len(logs)}, Enter: 1, q: quit) > ").strip()
+        except EOFError:
+            return None
+        if answer.lower() in ("q", "quit"):
+            return None
+        if not answer:
+            return 0
+        if answer.isdigit() and 1 <= int(answer) <= len(logs):
+            return int(answer) - 1
+        named = [i for i, log in enumerate(logs) if log.table == answer]
+        if named:
+            return named[0]
+        print(f"no table {answer!r}", file=out)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, read: Reader | None = None) -> int:
+    """The command. ``read`` (a prompt -> line function) makes the replay interactive even
+    off a terminal, which is how tests drive it; Ctrl-C anywhere ends it with exit 130."""
     out = out or sys.stdout
-    if args.verify and args.table is None and Path(args.source).is_file():
-        return verify_archive(Path(args.source), out)
+    if read is None and out is sys.stdout and sys.stdin.isatty() and sys.stdout.isatty():
+        read = input
     try:
-        log = load(args.source, args.table, args.nats, args.creds, args.tls_ca)
+        return _run(args, out, read)
+    except KeyboardInterrupt:
+        print(file=out)
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace, out: TextIO, read: Reader | None) -> int:
+    path = Path(args.source)
+    whole = path.is_file() and args.table is None and not (args.html or args.to is not None)
+    if args.list and not path.is_file():
+        return _fail(f"{args.source}: --list needs an archive file")
+    if whole and (args.list or args.verify or args.summary or read is not None):
+        try:
+            logs = list(read_archive(path).values())
+        except (OSError, ValueError) as exc:
+            return _fail(exc)
+        if not logs:
+            return _fail(f"{path}: no events")
+        if args.list:
+            for line in table_lines(logs):
+                print(line, file=out)
+            return 0
+        if args.verify:
+            return verify_tables(logs, out)
+        if args.summary:
+            return summary_tables(logs, out)
+        assert read is not None
+        chosen = 0 if len(logs) == 1 else _choose(logs, read, out)
+        if chosen is None:
+            return 0
+        return navigate(logs, read, out, chosen, args.deal, clear=out.isatty())
+    try:
+        table = _table_of(path, args.table) if path.is_file() and args.table is not None else args.table
+        log = load(args.source, table, args.nats, args.creds, args.tls_ca)
     except (OSError, ValueError) as exc:
-        print(f"skat replay: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
     if args.verify:
         verdict = verify(log)
         print(verdict.message if verdict.ok else f"{log.table}: {verdict.message}", file=out)
         return 0 if verdict.ok else 1
     if args.html:
-        code, message = write_html(log, Path(args.html), args.deal)
+        try:
+            code, message = write_html(log, Path(args.html), args.deal)
+        except OSError as exc:
+            return _fail(f"cannot write {args.html}: {exc.strerror or exc}")
         print(message, file=out if code == 0 else sys.stderr)
         return code
     if args.to is not None:
         return show_to(log, args.to, out)
     if args.summary:
         return summary(log, out)
-    interactive = out is sys.stdout and sys.stdin.isatty() and sys.stdout.isatty()
-    if interactive:
-        print("Enter: next event, q Enter: quit", file=out)
-    return step_through(log, args.deal, out, _enter if interactive else None)
+    if read is not None:
+        return navigate([log], read, out, 0, args.deal, clear=out.isatty())
+    return step_through(log, args.deal, out, None)

@@ -17,6 +17,7 @@ from typing import Any
 from protocol.events import DealDealt, DealScored
 from protocol.table import LogError
 
+from .html_style import BASE_CSS, TABLE_CSS, style
 from .replay import TableLog, replay, snapshot
 
 
@@ -58,7 +59,8 @@ def render_html(log: TableLog, only: int | None = None) -> tuple[str, int]:
     }
     # Inside <script> only "</" can end the element early; JSON allows "<\/" for it.
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    page = _TEMPLATE.replace("__TITLE__", html.escape(f"skat replay: {log.table}")).replace("__DATA__", payload)
+    page = _TEMPLATE.replace("__STYLE__", style(BASE_CSS, TABLE_CSS))
+    page = page.replace("__TITLE__", html.escape(f"skat replay: {log.table}")).replace("__DATA__", payload)
     return page, len(deals)
 
 
@@ -77,45 +79,7 @@ _TEMPLATE = r"""<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>__TITLE__</title>
-<style>
-  :root { --felt: #1f6b45; --felt-dark: #17553a; --ink: #1b1b1b; --red: #c62828; }
-  * { box-sizing: border-box; }
-  body { margin: 0; font: 15px/1.35 system-ui, -apple-system, "Segoe UI", sans-serif; background: #eef1ee; color: var(--ink); }
-  header { display: flex; flex-wrap: wrap; gap: .6em; align-items: center; padding: .6em 1em; background: #263238; color: #fff; }
-  header h1 { font-size: 1.1em; margin: 0 1em 0 0; }
-  header button { font: inherit; padding: .25em .8em; border-radius: 4px; border: 1px solid #90a4ae; background: #37474f; color: #fff; cursor: pointer; }
-  header button:disabled { opacity: .4; cursor: default; }
-  #where { font-variant-numeric: tabular-nums; min-width: 12em; }
-  main { display: grid; grid-template-columns: minmax(420px, 1.25fr) minmax(280px, 1fr); gap: 1em; padding: 1em; }
-  .felt { background: radial-gradient(circle at 50% 40%, var(--felt), var(--felt-dark)); border-radius: 12px; padding: .8em; color: #fff; }
-  .seat { padding: .4em .5em; margin-bottom: .4em; border-radius: 8px; border: 2px solid transparent; }
-  .seat.to-move { border-color: #ffd54f; }
-  .seat .who { font-weight: 600; margin-bottom: .25em; }
-  .seat .who .tag { font-weight: 400; font-size: .85em; opacity: .85; margin-left: .5em; }
-  .seat .who .decl { background: #ffd54f; color: #000; border-radius: 3px; padding: 0 .35em; font-size: .8em; margin-left: .4em; }
-  .cards { display: flex; flex-wrap: wrap; gap: 4px; min-height: 64px; }
-  .card { width: 44px; height: 62px; border-radius: 6px; background: #fff; color: #111; border: 1px solid #999;
-          box-shadow: 0 1px 2px rgba(0,0,0,.35); display: flex; flex-direction: column; align-items: center;
-          justify-content: center; font-weight: 700; position: relative; }
-  .card .r { font-size: 17px; }
-  .card .s { font-size: 20px; line-height: 1; }
-  .card.red { color: var(--red); }
-  .card.win { outline: 3px solid #ffd54f; }
-  .trickarea { display: flex; gap: 1.2em; align-items: flex-end; justify-content: center; min-height: 110px;
-               margin: .6em 0; padding: .5em; border-radius: 8px; background: rgba(0,0,0,.15); }
-  .trickarea .slot { text-align: center; font-size: .85em; }
-  .trickarea .empty { opacity: .7; align-self: center; }
-  .panel { background: #fff; border-radius: 10px; padding: .7em .9em; margin-bottom: 1em; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
-  .panel h2 { font-size: .95em; margin: 0 0 .4em; text-transform: uppercase; letter-spacing: .04em; color: #546e7a; }
-  #event { font-size: 1.05em; font-weight: 600; }
-  #bidding li, #score li { margin: .1em 0; }
-  ol, ul { margin: 0; padding-left: 1.3em; }
-  table.won { border-collapse: collapse; width: 100%; }
-  table.won td, table.won th { text-align: left; padding: .15em .4em; border-bottom: 1px solid #eceff1; }
-  #error { background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; }
-  .hidden { display: none; }
-  .hint { font-size: .8em; opacity: .75; }
-</style>
+__STYLE__
 </head>
 <body>
 <header>

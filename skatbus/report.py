@@ -1,0 +1,349 @@
+"""``skat report RUN``: a finished tournament as one page a person would rather look at.
+
+The runner leaves ``runs/<id>/results.json`` (config, standings) and ``archive.jsonl`` (every
+table's events). The report takes the standings from results.json, the record of the run, and
+everything else from the archive, folded and checked like ``skat replay --verify`` does: the
+running score, the games by type, the time-outs and where they happened. Each table also gets
+its step-by-step replay page (``replay_html``) next to the report, and the report links into
+them by deal, so a number on the page is one click from the cards that made it.
+
+This module reads and computes (``Report`` is plain data); ``report_html`` draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.events import DealDealt, DealScored, PlayerTimedOut
+from protocol.scoring import DealResult
+from protocol.table import LogError
+from protocol.tournament import standings as compute_standings
+
+from .replay import TableLog, doublings, read_archive, replay
+from .replay_html import render_html
+
+GAME_NAMES = {"G": "grand", "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "N": "null"}
+CATEGORIES = (*GAME_NAMES.values(), "ramsch", "defending")
+"""The columns of the by-game table: the games a player declared, the Ramsch deals it sat
+through (won = not a loser) and the games it defended (won = the declarer lost)."""
+
+
+class ReportError(ValueError):
+    """A run directory the report cannot be made from: one line, exit 2."""
+
+
+@dataclass
+class DealLine:
+    deal: int
+    declarer: str
+    game: str
+    outcome: str
+    doubled: str
+    scores: list[int]
+    seeger_fabian: list[int]
+
+
+@dataclass
+class TimeOut:
+    table: str
+    deal: int
+    step: int
+    """The event's step in its deal on the replay page (``#deal=D&step=S``)."""
+    player: str
+
+
+@dataclass
+class TableReport:
+    table: str
+    players: list[str]
+    deals: list[DealLine] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    seeger_fabian: list[int] = field(default_factory=list)
+    time_outs: list[TimeOut] = field(default_factory=list)
+    error: str | None = None
+    replay: str | None = None
+    """The replay page, relative to the report."""
+
+
+@dataclass
+class Tally:
+    played: int = 0
+    won: int = 0
+    points: int = 0
+    """List points from these deals."""
+
+
+@dataclass
+class Report:
+    tournament: str
+    config: dict[str, Any]
+    standings: list[dict[str, Any]]
+    tables: list[TableReport]
+    players: list[str]
+    running: dict[str, list[int]]
+    """Per player, its Seeger-Fabian total after each deal of the run (tables in order)."""
+    starts: list[tuple[int, str]]
+    """(deal index in ``running``, table) where each table starts."""
+    by_game: dict[str, dict[str, Tally]]
+    time_outs: dict[str, int]
+    time_outs_recorded: bool
+    """Whether the counts come from results.json (else from the archive's time-out events)."""
+    answered: dict[str, int] = field(default_factory=dict)
+    """Turns each player answered in time, where results.json says."""
+    refused: dict[str, int] = field(default_factory=dict)
+    """Commands the services refused, per player, where results.json says."""
+    warnings: list[str] = field(default_factory=list)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def run_files(run: Path) -> tuple[Path, Path]:
+    """results.json and archive.jsonl of a run directory (or of the results.json given)."""
+    directory = run.parent if run.name == "results.json" else run
+    results, archive = directory / "results.json", directory / "archive.jsonl"
+    if not directory.is_dir():
+        raise ReportError(f"{run}: no such run directory (give runs/<id>/)")
+    for needed in (results, archive):
+        if not needed.is_file():
+            raise ReportError(f"{run}: no {needed.name} (a tournament run writes runs/<id>/ with both)")
+    return results, archive
+
+
+def time_outs_recorded(results: dict[str, Any]) -> dict[str, int] | None:
+    """Per-player time-out counts if results.json holds them: a top-level mapping or list, or
+    a field of each standings row, under any name with "timeout", "time_out" or "timed_out"."""
+
+    def timing(key: str) -> bool:
+        k = key.lower().replace("_", "").replace("-", "")
+        return "timeout" in k or "timedout" in k
+
+    def count(value: Any) -> int | None:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            return value
+        if isinstance(value, dict):
+            for k in ("count", "total", "n"):
+                if isinstance(value.get(k), int):
+                    return int(value[k])
+        if isinstance(value, list):
+            return len(value)
+        return None
+
+    for key, value in results.items():
+        if not timing(key):
+            continue
+        if isinstance(value, dict):
+            found = {str(p): c for p, v in value.items() if (c := count(v)) is not None}
+            if found:
+                return found
+        if isinstance(value, list):
+            found = {
+                str(row["player"]): c
+                for row in value
+                if isinstance(row, dict) and "player" in row and (c := count(row)) is not None
+            }
+            if found:
+                return found
+    rows = [r for r in results.get("standings", []) if isinstance(r, dict)]
+    found = {}
+    for row in rows:
+        for key, value in row.items():
+            if timing(key) and (c := count(value)) is not None:
+                found[str(row.get("player"))] = c
+    return found or None
+
+
+# --- computing -----------------------------------------------------------------------------
+
+
+def _deal_line(r: DealResult, players: list[str], deal: int) -> DealLine:
+    if r.kind == "game" and r.declarer is not None:
+        declarer, game = players[r.declarer], str(r.game)
+        outcome = "won" if r.won else ("lost (overbid)" if r.overbid else "lost")
+    elif r.kind == "ramsch" and r.ramsch is not None:
+        declarer, game = "", "Ramsch"
+        outcome = (
+            f"Durchmarsch by {players[r.ramsch.durchmarsch]}"
+            if r.ramsch.durchmarsch is not None
+            else "lost by " + ", ".join(players[s] for s in r.ramsch.losers)
+        )
+    else:
+        declarer, game, outcome = "", "passed in", ""
+    return DealLine(deal, declarer, game, outcome, doublings(r), list(r.scores), list(r.seeger_fabian))
+
+
+def _tally(by_game: dict[str, dict[str, Tally]], r: DealResult, players: list[str], active: list[int]) -> None:
+    """Count one deal for the players who took part in it (``active``: at a four-player
+    table the dealer sits the deal out)."""
+
+    def add(player: str, category: str, won: bool, points: int) -> None:
+        t = by_game.setdefault(player, {}).setdefault(category, Tally())
+        t.played += 1
+        t.won += won
+        t.points += points
+
+    if r.kind == "game" and r.declarer is not None and r.game is not None:
+        for seat in active:
+            if seat == r.declarer:
+                add(players[seat], GAME_NAMES.get(r.game.game, r.game.game), r.won, r.scores[seat])
+            else:
+                add(players[seat], "defending", not r.won, r.scores[seat])
+    elif r.kind == "ramsch" and r.ramsch is not None:
+        for seat in active:
+            add(players[seat], "ramsch", seat not in r.ramsch.losers, r.scores[seat])
+
+
+def table_report(log: TableLog) -> tuple[TableReport, list[tuple[DealResult, list[int]]]]:
+    """One table folded: its deals, totals and time-outs (up to a bad event, if any), and
+    each deal's result with the seats that played it."""
+    players = list(getattr(log.events[0], "players", [])) if log.events else []
+    report = TableReport(log.table, players)
+    results: list[tuple[DealResult, list[int]]] = []
+    deal_start = 0
+    try:
+        for step in replay(log):
+            event, state = step.event, step.state
+            if isinstance(event, DealDealt):
+                deal_start = step.position
+            elif isinstance(event, PlayerTimedOut):
+                player = state.players[event.seat] if 0 <= event.seat < len(state.players) else f"seat {event.seat}"
+                report.time_outs.append(TimeOut(log.table, state.deal_no, step.position - deal_start, player))
+            elif isinstance(event, DealScored):
+                results.append((event.result, list(state.seats)))
+                report.deals.append(_deal_line(event.result, state.players, event.deal))
+            report.totals, report.seeger_fabian = list(state.totals), list(state.sf_totals)
+    except LogError as exc:
+        report.error = f"the log breaks the rules at event {exc.position}: {exc.reason}"
+    return report, results
+
+
+def build_report(results_path: Path, archive_path: Path) -> tuple[Report, dict[str, TableLog]]:
+    """The report's data, and the tables' logs (for their replay pages)."""
+    try:
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{results_path}: not JSON: {exc}") from None
+    logs = read_archive(archive_path)
+    if not logs:
+        raise ReportError(f"{archive_path}: no events")
+    config = results.get("config") or {}
+    players: list[str] = list(config.get("entrants") or [])
+    tables: list[TableReport] = []
+    running: dict[str, list[int]] = {}
+    starts: list[tuple[int, str]] = []
+    by_game: dict[str, dict[str, Tally]] = {}
+    deals_so_far = 0
+    for log in logs.values():
+        table, sheet = table_report(log)
+        tables.append(table)
+        for p in table.players:
+            if p not in players:
+                players.append(p)
+        starts.append((deals_so_far, table.table))
+        for r, active in sheet:
+            for p in players:
+                history = running.setdefault(p, [0] * (deals_so_far + 1))
+                gained = r.seeger_fabian[table.players.index(p)] if p in table.players else 0
+                history.append(history[-1] + gained)
+            deals_so_far += 1
+            _tally(by_game, r, table.players, active)
+    for p in players:  # a player first seen at a later table: zeros before it
+        running[p] = ([0] * (deals_so_far + 1 - len(running.get(p, [])))) + running.get(p, [])
+    standings = results.get("standings")
+    if not isinstance(standings, list) or not standings:
+        events = [log.events for log in logs.values()]
+        standings = msgspec.to_builtins(compute_standings(events))  # type: ignore[arg-type]
+    recorded = time_outs_recorded(results)
+    counted: dict[str, int] = {p: 0 for p in players}
+    for t in tables:
+        for out in t.time_outs:
+            counted[out.player] = counted.get(out.player, 0) + 1
+    report = Report(
+        tournament=str(results.get("tournament") or results_path.parent.name),
+        config=config,
+        standings=standings,
+        tables=tables,
+        players=players,
+        running=running,
+        starts=starts,
+        by_game=by_game,
+        time_outs=counted if recorded is None else {p: recorded.get(p, counted.get(p, 0)) for p in players},
+        time_outs_recorded=recorded is not None,
+        answered={str(r["player"]): r["answered"] for r in standings if isinstance(r.get("answered"), int)},
+        refused={str(p): n for p, n in (results.get("refused") or {}).items() if isinstance(n, int) and n},
+        warnings=[str(w) for w in results.get("warnings") or []],
+    )
+    return report, logs
+
+
+def _page_name(table: str) -> str:
+    """A file name for a table's replay page (table ids are tokens; this keeps it so)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", table) + ".html"
+
+
+def write_report(run: Path, out: Path | None = None, replays: bool = True) -> tuple[Path, int]:
+    """Write the report (default ``RUN/report.html``) and, with ``replays``, a replay page per
+    table in ``replay/`` beside it; returns the report's path and the pages written."""
+    from .report_html import render_report
+
+    results_path, archive_path = run_files(run)
+    out = out or results_path.parent / "report.html"
+    report, logs = build_report(results_path, archive_path)
+    pages = 0
+    if replays:
+        replay_dir = out.parent / "replay"
+        replay_dir.mkdir(parents=True, exist_ok=True)
+        for table in report.tables:
+            page, count = render_html(logs[table.table])
+            if count:
+                path = replay_dir / _page_name(table.table)
+                path.write_text(page, encoding="utf-8")
+                table.replay = os.path.relpath(path, out.parent).replace(os.sep, "/")
+                pages += 1
+    out.write_text(render_report(report), encoding="utf-8")
+    return out, pages
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write an HTML page about a tournament run: standings, charts, time-outs, replays",
+        description="Write RUN/report.html (one self-contained page) and a replay page per table in RUN/replay/.",
+    )
+    p.add_argument("run", help="a run directory, runs/<id>/ (or its results.json)")
+    p.add_argument(
+        "--out", default=None, metavar="FILE.html", help="where to write the report (default RUN/report.html)"
+    )
+    p.add_argument("--no-replays", dest="replays", action="store_false", help="no per-table replay pages")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``skat report RUN``: exit 2 with one line if the run cannot be read or written."""
+    try:
+        path, pages = write_report(Path(args.run), Path(args.out) if args.out else None, args.replays)
+    except (ReportError, ValueError) as exc:
+        print(f"skat report: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"skat report: {exc.filename or args.run}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {path}"
+        + (f" and {pages} replay page{'s' if pages != 1 else ''} in {path.parent / 'replay'}" if pages else "")
+    )
+    return 0
