@@ -102,9 +102,7 @@ class Cursor:
         return None
 
     def forward(self) -> str | None:
-        if self.at + 1 < len(self.frames):
-            return self._to(self.at + 1, "")
-        return self._end_message()
+        return self._to(self.at + 1 if self.at + 1 < len(self.frames) else None, self.end_message())
 
     def back(self) -> str | None:
         return self._to(self.at - 1 if self.at > 0 else None, "at the first event")
@@ -133,7 +131,7 @@ class Cursor:
         found = position if 0 <= position < len(self.frames) else None
         return self._to(found, f"no event {position} (events 0..{len(self.frames) - 1})")
 
-    def _end_message(self) -> str:
+    def end_message(self) -> str:
         if self.error is not None:
             return f"the log breaks the rules at event {self.error.position}: {self.error.reason}"
         return "at the last event"
@@ -176,7 +174,7 @@ def _loop(logs: Sequence[TableLog], read: Reader, out: TextIO, table: int, deal:
     extra = [KEYS]
     while True:
         if not cursor.frames:
-            print(f"{cursor.table}: {cursor._end_message()}", file=out)
+            print(f"{cursor.table}: {cursor.end_message()}", file=out)
             return 1
         if clear:
             out.write(CLEAR)
