@@ -19,7 +19,22 @@ from typing import Literal
 
 import msgspec
 
-from .events import DealScored, Event, TableOpened
+from .events import (
+    BidHeld,
+    BidMade,
+    CardPlayed,
+    DealScored,
+    Discarded,
+    Event,
+    GameDeclared,
+    KontraSaid,
+    Passed,
+    PlayerTimedOut,
+    ReSaid,
+    Resigned,
+    SkatTaken,
+    TableOpened,
+)
 from .rules import Rules
 from .subjects import check_token
 
@@ -130,6 +145,54 @@ class GameStats(msgspec.Struct):
     won: int = 0
 
 
+_ANSWERS = (BidMade, BidHeld, Passed, SkatTaken, Discarded, GameDeclared, KontraSaid, ReSaid, CardPlayed, Resigned)
+"""Events that record a player's own move (the first event of what its command caused)."""
+
+
+def turn_of(previous: Event | None, event: Event) -> tuple[int, bool] | None:
+    """Whose turn ``event`` settled and how: ``(seat, True)`` for a move the player sent,
+    ``(seat, False)`` for a missed deadline; None for events that are no one's move.
+
+    A time-out is logged as ``PlayerTimedOut`` followed by the default move's events, so a
+    move right after its own seat's time-out is the default, not an answer."""
+    if isinstance(event, PlayerTimedOut):
+        return event.seat, False
+    if isinstance(event, _ANSWERS):
+        if isinstance(previous, PlayerTimedOut) and previous.seat == event.seat:
+            return None
+        return event.seat, True
+    return None
+
+
+class Turns(msgspec.Struct):
+    """How a player's turns went: answered in time, or timed out."""
+
+    answered: int = 0
+    timed_out: int = 0
+
+    def count(self, answered: bool) -> None:
+        if answered:
+            self.answered += 1
+        else:
+            self.timed_out += 1
+
+
+def count_turns(logs: Iterable[Sequence[Event]]) -> dict[str, Turns]:
+    """Every player's answered and timed-out turns over these tables' logs."""
+    out: dict[str, Turns] = {}
+    for log in logs:
+        opened = next((e for e in log if isinstance(e, TableOpened)), None)
+        if opened is None:
+            continue
+        previous: Event | None = None
+        for event in log:
+            turn = turn_of(previous, event)
+            if turn is not None:
+                out.setdefault(opened.players[turn[0]], Turns()).count(turn[1])
+            previous = event
+    return out
+
+
 class Standing(msgspec.Struct, kw_only=True):
     player: str
     seeger_fabian: int
@@ -141,6 +204,10 @@ class Standing(msgspec.Struct, kw_only=True):
     declared: int
     won: int
     by_game: dict[str, GameStats]
+    timeouts: int = 0
+    """Turns the player missed (the default move was played for it)."""
+    answered: int = 0
+    """Turns the player answered in time: 0 with time-outs means it never took part."""
 
 
 _GAME_NAMES = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null"}
@@ -171,6 +238,7 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 stats = declared.setdefault(players[r.declarer], {}).setdefault(_GAME_NAMES[r.game.game], GameStats())
                 stats.played += 1
                 stats.won += r.won
+    turns = count_turns(logs)
     out = []
     for name, pts in points.items():
         n = len(pts)
@@ -188,6 +256,8 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 declared=sum(g.played for g in games.values()),
                 won=sum(g.won for g in games.values()),
                 by_game=dict(sorted(games.items())),
+                timeouts=turns.get(name, Turns()).timed_out,
+                answered=turns.get(name, Turns()).answered,
             )
         )
     out.sort(key=lambda s: -s.seeger_fabian)

@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import math
 import os
+import socket
 import ssl
 import stat
 import sys
@@ -373,11 +376,130 @@ class _TLSOnlyClient(Client):
         await super()._process_info(info, initial_connection)
 
 
-async def open_connection(target: str | ConnectionSettings, **options: Any) -> Client:
-    """A plain connection with these settings (for short-lived tools: no logging callbacks)."""
+# --- the first connect, bounded ------------------------------------------------------------------
+
+ENV_CONNECT_TIMEOUT: Final = "SKAT_CONNECT_TIMEOUT"
+CONNECT_PATIENCE: Final = 10.0
+"""Seconds a command waits for its server before it gives up (``--connect-timeout``)."""
+
+
+class Unreachable(ConnectionError):
+    """The first connect failed for good: nobody listens, the credentials were refused, TLS
+    failed. The message is one line for the user (servers as ``host:port``, no secret), saying
+    which option fixes it."""
+
+
+def connect_patience(given: float | None = None) -> float:
+    """How long a command waits for its server: ``given``, else ``$SKAT_CONNECT_TIMEOUT``,
+    else ``CONNECT_PATIENCE``; 0 or less means for ever (``math.inf``)."""
+    if given is None:
+        text = os.environ.get(ENV_CONNECT_TIMEOUT, "")
+        try:
+            given = float(text) if text else CONNECT_PATIENCE
+        except ValueError:
+            raise SettingsError(f"${ENV_CONNECT_TIMEOUT} must be a number of seconds, not {text[:20]!r}") from None
+    return given if given > 0 else math.inf
+
+
+def _fatal(exc: BaseException) -> bool:
+    """Errors no retry can cure: refused credentials, TLS that cannot work."""
+    text = str(exc).lower()
+    return (
+        "authorization violation" in text
+        or "authentication" in text
+        or "tls was asked for" in text
+        or isinstance(exc, ssl.SSLError)
+        or isinstance(exc, nats_errors.AuthorizationError)
+    )
+
+
+def _why(exc: BaseException | None, settings: ConnectionSettings, waited: float) -> str:
+    """One line on why the first connect failed, and what to give instead."""
+    where = settings.describe(scheme=True)
+    if exc is None or isinstance(exc, nats_errors.NoServersError):
+        return f"cannot reach NATS at {where}: no answer within {waited:.0f} s"
+    text = str(exc).strip()
+    if "authorization violation" in text.lower() or "authentication" in text.lower():
+        given = f"the credentials in {settings.creds.path}" if settings.creds else "a connection without credentials"
+        return (
+            f"the NATS server at {where} refused {given} ({text.removeprefix('nats: ').strip(chr(39))}): "
+            f"give a user's key file with --creds FILE (or ${ENV_CREDS})"
+        )
+    if isinstance(exc, ssl.SSLError) or "tls" in text.lower():
+        reason = getattr(exc, "reason", None) or text.removeprefix("nats: ")
+        return f"TLS with the NATS server at {where} failed ({reason}): give its CA with --tls-ca FILE (or ${ENV_CA})"
+    if isinstance(exc, ConnectionRefusedError):
+        reason = "connection refused"
+    elif isinstance(exc, socket.gaierror):
+        reason = "unknown host"
+    elif isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        reason = "no answer"
+    elif isinstance(exc, OSError):
+        reason = (exc.strerror or exc.__class__.__name__).lower()
+    else:
+        reason = text or exc.__class__.__name__
+    return (
+        f"cannot reach NATS at {where}: {reason} (tried for {waited:.0f} s; --nats URL or ${ENV_URL} names the server)"
+    )
+
+
+async def _connect_within(nc: Client, settings: ConnectionSettings, patience: float, options: dict[str, Any]) -> None:
+    """``nc.connect`` that gives up after ``patience`` seconds, or at once on refused
+    credentials or failed TLS, with ``Unreachable``. Until connected, failures are only
+    collected (nats-py would print a traceback per attempt); afterwards they go to the
+    caller's ``error_cb``, else to the log as one ``nats_error`` line each."""
+    seen: list[BaseException] = []
+    fatal = asyncio.Event()
+    connected = False
+    callers_cb = options.get("error_cb")
+    log = logs.get(connection=options.get("name") or "skat")
+
+    async def error_cb(exc: Exception) -> None:
+        if not connected:
+            seen.append(exc)
+            if _fatal(exc):
+                fatal.set()
+            elif len(seen) == 1 and math.isinf(patience):  # waiting for ever: say so, once
+                log.warning("waiting_for_nats", servers=settings.describe(), error=repr(exc))
+        elif callers_cb is not None:
+            await callers_cb(exc)
+        else:
+            log.warning("nats_error", error=repr(exc))
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    attempt = asyncio.ensure_future(nc.connect(**{**options, "error_cb": error_cb}))
+    stopped = asyncio.ensure_future(fatal.wait())
+    try:
+        await asyncio.wait({attempt, stopped}, timeout=None if math.isinf(patience) else patience,
+                           return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+    finally:
+        stopped.cancel()
+        if not attempt.done():
+            attempt.cancel()
+            with contextlib.suppress(BaseException):
+                await attempt
+    failure = None if attempt.cancelled() else attempt.exception()
+    if attempt.cancelled() or failure is not None:
+        with contextlib.suppress(Exception):
+            await nc.close()
+        last = next((e for e in reversed(seen) if _fatal(e)), seen[-1] if seen else failure)
+        raise Unreachable(_why(last, settings, loop.time() - started))
+    connected = True
+
+
+async def open_connection(target: str | ConnectionSettings, patience: float | None = None, **options: Any) -> Client:
+    """A plain connection with these settings (for short-lived tools: no logging callbacks).
+
+    With ``patience`` (seconds, ``math.inf`` for ever) the first connect is bounded and fails
+    with one line (``Unreachable``) instead of nats-py's retries with a traceback each; without,
+    nats-py's own defaults apply."""
     settings = ConnectionSettings.resolve(target)
     nc: Client = _TLSOnlyClient() if settings.wants_tls else Client()
-    await nc.connect(**{**settings.options(), **options})
+    if patience is None:
+        await nc.connect(**{**settings.options(), **options})
+    else:
+        await _connect_within(nc, settings, patience, {**settings.options(), **options})
     return nc
 
 
@@ -386,11 +508,14 @@ async def connect(
     name: str,
     on_reconnected: Callable[[Client], Awaitable[object]] | None = None,
     log: Any = None,
+    patience: float | None = None,
     **options: Any,
 ) -> Client:
     """A connection whose problems are logged, never silent (slow consumers are only reported
     through ``error_cb``), that reconnects forever. ``on_reconnected`` runs after every
-    reconnect (the SDK says hello then)."""
+    reconnect (the SDK says hello then). With ``patience`` the first connect is bounded as
+    in ``open_connection`` (``math.inf``: wait for the server, but refused credentials or
+    failed TLS end it at once); without, it retries for ever, logging each failure."""
     settings = ConnectionSettings.resolve(target)
     log = log or logs.get(connection=name)
     if settings.creds is not None and settings.creds.world_readable():
@@ -412,18 +537,20 @@ async def connect(
             await on_reconnected(nc)
 
     nc = _TLSOnlyClient() if settings.wants_tls else Client()
-    await nc.connect(
-        **{
-            **settings.options(),
-            "name": name,
-            "error_cb": error_cb,
-            "disconnected_cb": disconnected_cb,
-            "reconnected_cb": reconnected_cb,
-            "max_reconnect_attempts": -1,
-            "reconnect_time_wait": 0.5,
-            **options,
-        }
-    )
+    every = {
+        **settings.options(),
+        "name": name,
+        "error_cb": error_cb,
+        "disconnected_cb": disconnected_cb,
+        "reconnected_cb": reconnected_cb,
+        "max_reconnect_attempts": -1,
+        "reconnect_time_wait": 0.5,
+        **options,
+    }
+    if patience is None:
+        await nc.connect(**every)
+    else:
+        await _connect_within(nc, settings, patience, every)
     return nc
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,7 +17,7 @@ import nats.errors
 from . import logs
 from .bidding import Bidding
 from .cluster import LocalCluster
-from .connection import ConnectionSettings, connect, open_connection
+from .connection import ConnectionSettings, Unreachable, connect, connect_patience, open_connection
 from .dealer import Dealer
 from .natsserver import EmbeddedServer
 from .play import Play
@@ -112,7 +113,7 @@ async def wait_ready(
     """Until every named service answers its health check (``skat.health.<name>``)."""
     from protocol.subjects import health_subject
 
-    client = await open_connection(url)
+    client = await open_connection(url, patience=timeout)
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     try:
@@ -131,24 +132,57 @@ async def wait_ready(
 
 class LocalStack:
     """An embedded nats-server and the five services as processes, for one command's lifetime
-    (``skat run``, ``skat tournament`` without ``--nats``)."""
+    (``skat run``, ``skat tournament`` without ``--nats``).
 
-    def __init__(self, store_dir: str | None = None) -> None:
-        self.server = EmbeddedServer(store_dir=store_dir)
+    With ``auth_dir`` (written by ``skat auth``) the server runs that configuration, as
+    ``skat up --auth`` does, and ``settings`` are the services user's. Starting and stopping
+    wait on processes, so they run in a thread: a signal handler on the event loop still
+    runs meanwhile, and a start interrupted half-way is still stopped completely."""
+
+    def __init__(self, store_dir: str | None = None, auth_dir: str | None = None) -> None:
+        self.auth = None
+        if auth_dir:
+            from .auth import load_auth
+
+            self.auth = load_auth(auth_dir)
+            a = self.auth
+            self.server = EmbeddedServer(store_dir=a.store_dir, config=a.config, host=a.host, port=a.port, tls=a.tls)
+        else:
+            self.server = EmbeddedServer(store_dir=store_dir)
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.store_dir = store_dir
+        self.store_dir = self.auth.store_dir if self.auth is not None else store_dir
+        self.settings = ConnectionSettings((self.server.url,))
+        self._starting: asyncio.Future[EmbeddedServer] | None = None
 
     async def __aenter__(self) -> str:
-        self.server.start()
+        from .auth import SERVICE_USER
+
+        self._starting = asyncio.get_running_loop().run_in_executor(None, self.server.start)
+        await asyncio.shield(self._starting)
+        if self.auth is not None:
+            self.settings = self.auth.settings(SERVICE_USER, self.server.url)
         env = {**os.environ, "SKAT_LOG_LEVEL": os.environ.get("SKAT_LOG_LEVEL", "warning")}
         for name in SERVICES:
-            self.procs.extend(spawn_services(self.server.url, (name,), env=env))
-        await wait_ready(self.server.url)
+            self.procs.extend(spawn_services(self.settings, (name,), env=env))
+        await wait_ready(self.settings)
         return self.server.url
 
     async def __aexit__(self, *exc: object) -> None:
-        stop_processes(self.procs)
-        self.server.stop(remove_store=self.store_dir is None)
+        """Stop the services, then the server, by PID: all of it even if cancelled meanwhile
+        (a second Ctrl-C must not leave a server running on the store)."""
+        stopping = asyncio.ensure_future(self._stop())
+        try:
+            await asyncio.shield(stopping)
+        except asyncio.CancelledError:
+            await stopping
+            raise
+
+    async def _stop(self) -> None:
+        if self._starting is not None:
+            with contextlib.suppress(BaseException):  # a start cut short: let it finish, then stop
+                await self._starting
+        await asyncio.to_thread(stop_processes, self.procs)
+        await asyncio.to_thread(self.server.stop, self.store_dir is None)
 
 
 def up(
@@ -173,7 +207,9 @@ def up(
     server: EmbeddedServer | None = None
     nodes: LocalCluster | None = None
     procs: list[subprocess.Popen[bytes]] = []
-    signal.signal(signal.SIGTERM, _interrupt)
+    # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then leaves it so.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupt)
     code = 0
     try:
         if cluster:
@@ -211,6 +247,11 @@ def up(
             )
         else:
             settings = url if isinstance(url, ConnectionSettings) else ConnectionSettings.build(url, env={})
+            try:  # a server nobody can reach: say so now, not "up" with every service refused
+                asyncio.run(_reachable(settings))
+            except Unreachable as exc:
+                print(f"skat up: {exc}", file=sys.stderr, flush=True)
+                return 1
         procs.extend(spawn_services(settings))
         log.info("services_started", pids=[p.pid for p in procs], url=settings.describe())
         if not _wait_until_ready(settings, procs):
@@ -250,6 +291,12 @@ def _wait_until_ready(
         except (TimeoutError, OSError, nats.errors.Error):
             continue
     return False
+
+
+async def _reachable(settings: ConnectionSettings) -> None:
+    """Connect once, bounded (``$SKAT_CONNECT_TIMEOUT``), or raise ``Unreachable``."""
+    nc = await open_connection(settings, patience=connect_patience(), name="skat-up")
+    await nc.close()
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

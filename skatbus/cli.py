@@ -7,10 +7,11 @@ import importlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
-_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records", "skatbus.replay_cli", "skatbus.report")
+_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records", "skatbus.replay_cli", "skatbus.report", "skatbus.check_bot")
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
 
@@ -27,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     tour = sub.add_parser("tournament", help="run (or --resume) a tournament through the services")
     add_arguments(tour)
     quick = sub.add_parser("local", help="a quick tournament of random bots through the pure engine, no bus")
-    quick.add_argument("--tables", type=int, default=3)
+    quick.add_argument("--tables", type=int, default=3, help="tables played one after another")
     quick.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
-    quick.add_argument("--seed", default="skatbus")
+    quick.add_argument("--seed", default="skatbus", help="decides every card and every random bot's choice")
     svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
     svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"])
     add_connection_arguments(svc)
@@ -54,6 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
     add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
+    for p in (bot, upp):
+        p.add_argument(
+            "--connect-timeout",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="give up on a server that does not answer after this long; 0: wait for ever "
+            "(default: $SKAT_CONNECT_TIMEOUT, else 10)",
+        )
     auth = sub.add_parser(
         "auth",
         help="write a nats-server configuration with one NKey user per player",
@@ -120,17 +130,38 @@ def main(argv: list[str] | None = None) -> int:
         # `skat replay ... | head` ends quietly. Only here: a long-running process with the
         # default SIGPIPE dies without a word when a socket's peer goes away (a broker restart).
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    try:
-        return _dispatch(args, parser, run, tour)
-    except ValueError as exc:
-        from services.auth import AuthError
-        from services.certs import CertError
-        from services.connection import SettingsError
+    return _guarded(args, lambda: _dispatch(args, parser, run, tour))
 
-        if not isinstance(exc, (SettingsError, AuthError, CertError)):
-            raise
-        print(f"skat {args.command}: {exc}", file=sys.stderr)
-        return 2
+
+def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
+    """Run a command, turning the user's mistakes into one line on stderr and exit code 2:
+    ``UsageError`` and the settings', keys' and certificates' errors, and a file that is not
+    there (or is a directory, or may not be read or written), whichever command met it. A
+    server that cannot be reached is one line and exit code 1; Ctrl-C ends quietly (130).
+    Anything else is a bug and keeps its traceback."""
+    from services.auth import AuthError
+    from services.certs import CertError
+    from services.connection import SettingsError, Unreachable
+
+    from .errors import UsageError
+
+    try:
+        return command()
+    except (UsageError, SettingsError, AuthError, CertError) as exc:
+        return _say(args, str(exc), 2)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        reason = (exc.strerror or exc.__class__.__name__).lower()
+        return _say(args, f"{exc.filename}: {reason}" if exc.filename else reason, 2)
+    except Unreachable as exc:
+        return _say(args, str(exc), 1)
+    except KeyboardInterrupt:
+        return _say(args, "interrupted", 130)
+
+
+def _say(args: argparse.Namespace, message: str, code: int) -> int:
+    line = " ".join(message.split())  # one line, whatever the message held
+    print(f"skat {args.command}: {line}", file=sys.stderr, flush=True)
+    return code
 
 
 def _dispatch(
@@ -139,17 +170,17 @@ def _dispatch(
     run: argparse.ArgumentParser,
     tour: argparse.ArgumentParser,
 ) -> int:
-    """Run the chosen command. Input mistakes raise ``SettingsError``, ``AuthError`` or
-    ``CertError`` (one line on stderr, exit 2: ``main``); anything else is a bug and shows
-    its traceback."""
+    """Run the chosen command. Input mistakes raise ``UsageError``, ``SettingsError``,
+    ``AuthError`` or ``CertError`` (one line on stderr, exit 2: ``_guarded``)."""
     if hasattr(args, "handler"):
         return int(args.handler(args))
     if args.command in ("run", "tournament"):
         from .tournament_cli import apply_config_file, tournament_main
 
         chosen = run if args.command == "run" else tour
-        apply_config_file(args, {a.dest: a.default for a in chosen._actions})
-        return tournament_main(args, intro=args.command == "run")
+        defaults = {a.dest: a.default for a in chosen._actions}
+        apply_config_file(args, defaults, chosen._actions)
+        return tournament_main(args, intro=args.command == "run", defaults=defaults)
     if args.command == "local":
         from .local import run_local_tournament
 
@@ -174,6 +205,8 @@ def _dispatch(
             parser.error("--cluster starts its own servers: it goes with neither --auth nor --nats")
         if args.cluster and not 1 <= args.cluster <= 5:
             parser.error("--cluster takes 1 to 5 nodes")
+        if args.connect_timeout is not None:  # how long the server check waits
+            os.environ["SKAT_CONNECT_TIMEOUT"] = str(args.connect_timeout)
         if args.cluster:
             return up(None, args.store, None, cluster=args.cluster)
         if args.auth:
@@ -183,23 +216,7 @@ def _dispatch(
             return up(None, None, args.auth)
         return up(from_args(args, default=None), args.store, None)
     if args.command == "bot":
-        from protocol.subjects import check_token
-        from services import logs
-        from services.connection import from_args
-
-        from .bots import make_bot
-        from .sdk import run as run_bot
-
-        try:
-            check_token("player", args.player)
-            bot = make_bot(args.name, args.seed or args.player)
-        except ValueError as exc:
-            print(f"skat bot: {exc}", file=sys.stderr)
-            return 2
-        settings = from_args(args)
-        logs.configure()
-        run_bot(bot, args.player, settings)
-        return 0
+        return _bot(args)
     if args.command == "auth":
         return _auth(args)
     if args.command == "schema":
@@ -208,6 +225,31 @@ def _dispatch(
         print(player_schema())
         return 0
     return 2
+
+
+def _bot(args: argparse.Namespace) -> int:
+    """``skat bot``: check the bot and the player id, then play until Ctrl-C or SIGTERM,
+    which stop it while it is still connecting too; a server that cannot be reached or
+    refuses the credentials ends it after ``--connect-timeout``, with one line."""
+    from protocol.subjects import check_token
+    from services import logs
+    from services.connection import connect_patience, from_args
+
+    from .bots import BOTS, make_bot
+    from .errors import UsageError
+    from .sdk import run as run_bot
+
+    if args.name not in BOTS:
+        raise UsageError(f"unknown bot {args.name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+    try:
+        check_token("player", args.player)
+    except ValueError as exc:
+        raise UsageError(f"--player: {exc}") from None
+    bot = make_bot(args.name, args.seed or args.player)
+    settings = from_args(args)
+    logs.configure()
+    run_bot(bot, args.player, settings, patience=connect_patience(args.connect_timeout))
+    return 0
 
 
 def _auth(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import csv
 import json
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from protocol.archive import encode_line
 from protocol.events import MSGPACK, DealScored, Event, TableClosed
 from protocol.subjects import ADMIN_OPEN
 from protocol.tournament import (
+    Standing,
     TableFinished,
     TableSpec,
     TournamentConfig,
@@ -38,6 +40,7 @@ from protocol.tournament import (
     TournamentState,
     fold_tournament,
     standings,
+    turn_of,
 )
 from protocol.wire import OpenTable, Reply, decode, encode
 from services import logs
@@ -50,9 +53,17 @@ from services.store import (
 )
 
 from .bots import make_bot
+from .errors import UsageError
 from .player import RemotePlayer
 
 STREAM = "SKATTOUR"
+
+
+class TournamentRefused(UsageError, ValueError):
+    """A tournament that must not start: its id is taken, its results exist, nothing by that
+    id can be resumed. One line for the user (``skat`` exits 2 with it)."""
+
+
 _DECODER = msgspec.msgpack.Decoder(TournamentEvent)
 _ENCODER = msgspec.msgpack.Encoder()
 
@@ -134,39 +145,63 @@ class TournamentLog:
 
 
 class Progress:
-    """A one-line progress bar on a terminal (deals done, deals/s, ETA, the leader); plain
-    lines every 10 % otherwise, so logs and CI output stay readable."""
+    """A one-line progress bar on a terminal (deals done, deals/s, ETA, time-outs, the
+    leaders), cut to the terminal's width; plain lines every 10 % otherwise, so logs and CI
+    output stay readable.
 
-    def __init__(self, total: int, out: TextIO = sys.stdout) -> None:
+    The rate counts only deals played since this process started watching (``already`` were
+    done before: a resumed tournament), so it and the ETA mean what they say."""
+
+    def __init__(self, total: int, out: TextIO = sys.stdout, already: int = 0) -> None:
         self.total, self.out = total, out
-        self.done = 0
+        self.done = already
+        self.already = already
         self.started = time.monotonic()
         self.tty = out.isatty()
         self._last_tenth = -1
         self.leader = ""
+        self.timeouts = ""
 
-    def update(self, done: int, leader: str = "") -> None:
-        self.done, self.leader = done, leader or self.leader
-        elapsed = time.monotonic() - self.started
-        rate = done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - done) / rate if rate > 0 else 0.0
+    def update(self, done: int, leader: str = "", timeouts: str = "") -> None:
+        self.done, self.leader, self.timeouts = done, leader or self.leader, timeouts or self.timeouts
         if self.tty:
-            width = 30
-            filled = int(width * done / max(self.total, 1))
-            bar = "#" * filled + "." * (width - filled)
-            self.out.write(
-                f"\r[{bar}] {done}/{self.total} deals  {rate:5.1f} deals/s  ETA {eta:4.0f} s  SF/deal: {self.leader}   "
-            )
+            width = shutil.get_terminal_size((80, 24)).columns - 1  # the last column would wrap
+            self.out.write("\r" + self.line(width).ljust(width))
             self.out.flush()
-        else:
-            tenth = 10 * done // max(self.total, 1)
-            if tenth != self._last_tenth:
-                self._last_tenth = tenth
-                print(
-                    f"{done}/{self.total} deals, {rate:.1f} deals/s, ETA {eta:.0f} s  SF/deal so far: {self.leader}",
-                    file=self.out,
-                    flush=True,
-                )
+            return
+        tenth = 10 * done // max(self.total, 1)
+        if tenth != self._last_tenth:
+            self._last_tenth = tenth
+            print(self.line(), file=self.out, flush=True)
+
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return (self.done - self.already) / elapsed if elapsed > 0 else 0.0
+
+    def line(self, width: int | None = None) -> str:
+        """The progress as one line of at most ``width`` characters: deals done first, then
+        the ETA, the rate, time-outs and the leaders as far as they fit, the bar last."""
+        rate = self.rate()
+        eta = f"ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 else "ETA ?"
+        fields = [f"{self.done}/{self.total} deals", eta, f"{rate:.1f} deals/s"]
+        if self.timeouts:
+            fields.append(f"time-outs: {self.timeouts}")
+        if self.leader:
+            fields.append(f"SF/deal: {self.leader}")
+        if width is None:
+            return "  ".join(fields)
+        line = fields[0][:width]
+        for field in fields[1:]:
+            if len(line) + 2 + len(field) <= width:
+                line += "  " + field
+            elif field.startswith("SF/deal") and width - len(line) > 20:
+                line += "  " + field[: width - len(line) - 3].rsplit("  ", 1)[0]  # whole names only
+        room = width - len(line) - 3
+        if room >= 10:
+            bar = min(30, room)
+            filled = int(bar * self.done / max(self.total, 1))
+            line = f"[{'#' * filled}{'.' * (bar - filled)}] {line}"
+        return line
 
     def finish(self) -> None:
         if self.tty:
@@ -181,81 +216,158 @@ async def run_tournament(
     out: TextIO = sys.stdout,
     request_timeout: float = 1.5,
     on_table_open: Callable[[TableSpec], None] | None = None,
+    on_created: Callable[[TournamentConfig], None] | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) a tournament to its end; returns the results (also written to disk)."""
-    log = logs.get(command="tournament")
+    """Run (or resume) a tournament to its end; returns the results (also written to disk).
+
+    A new tournament is refused (``TournamentRefused``) when its id is in the store already or
+    its results are on disk: a result is never written over. ``on_created`` is called once
+    the tournament is in the store, i.e. from when ``--resume`` can continue it. The bots are
+    stopped and the subscriptions dropped however this ends (a Ctrl-C cancels it)."""
     tlog = TournamentLog(nc)
     await tlog.ensure_stream()
     store = EventStore(nc)
     await store.ensure_stream()
     if resume:
-        state = fold_tournament(await tlog.read(resume))
-        if state.config is None:
-            raise ValueError(f"no tournament {resume!r} to resume")
+        state = await _resumable(tlog, resume, Path(out_dir))
+        assert state.config is not None
         config = state.config
     else:
         assert config is not None
-        if await tlog.read(config.id):
-            raise ValueError(f"tournament {config.id} exists already: resume it with --resume {config.id}")
-        from protocol.tournament import schedule
-
-        state = TournamentState()
-        created = TournamentCreated(config=config, tables=schedule(config))
-        await tlog.append(config.id, created)
-        state.apply(created)
-    tid = config.id
-    per_table = config.rules.deals
-    total = per_table * len(state.tables)
-    deals_done: dict[str, int] = {}
-    closed: set[str] = set()
-    all_closed = asyncio.Event()
-    pending = {t.table for t in state.pending}
-
-    async def on_public(msg: Msg) -> None:
-        table = msg.subject.rpartition(".")[2]
-        if table not in pending:
-            return
-        event = MSGPACK.decode(msg.data)
-        if isinstance(event, DealScored):
-            if event.deal > deals_done.get(table, 0):
-                for seat, points in enumerate(event.result.seeger_fabian):
-                    name = seating[table][seat]
-                    running[name] = running.get(name, 0) + points
-                    dealt[name] = dealt.get(name, 0) + 1
-            deals_done[table] = max(deals_done.get(table, 0), event.deal)
-        elif isinstance(event, TableClosed):
-            closed.add(table)
-            if closed >= pending:
-                all_closed.set()
-
-    seating = {t.table: t.players for t in state.tables}
-    running: dict[str, int] = {}
-    dealt: dict[str, int] = {}
-
-    def leaders() -> str:
-        """The standings so far, from the deals scored while we watched."""
-        order = sorted(running, key=lambda n: -running[n] / max(dealt[n], 1))
-        return "  ".join(f"{n} {running[n] / max(dealt[n], 1):+.1f}" for n in order[:4])
-
-    subs = [await nc.subscribe(f"skat.public.{t}", cb=on_public) for t in pending]
+        state = await _create(tlog, config, Path(out_dir))
+    if on_created is not None:
+        on_created(config)
+    watch = _Watch(state)
     players = [
         RemotePlayer(nc, entrant, make_bot(bot, f"{config.seed}/{entrant}"), request_timeout=request_timeout)
         for entrant, bot in config.bots.items()
     ]
-    for p in players:
-        await p.start()
-    await nc.flush()
+    subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
+    try:
+        for p in players:
+            await p.start()
+        await nc.flush()
+        await _play(nc, store, config, state, watch, players, out, on_table_open)
+    finally:
+        for sub in subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        for p in players:
+            await p.stop()
+    return await _finish(tlog, store, config, state, players, Path(out_dir))
+
+
+async def _resumable(tlog: TournamentLog, tid: str, out_dir: Path) -> TournamentState:
+    """The state of the tournament ``tid`` to resume; refused if there is none, or if it
+    finished and its results are written."""
+    state = fold_tournament(await tlog.read(tid))
+    if state.config is None:
+        raise TournamentRefused(f"no tournament {tid!r} in this store to resume")
+    if state.done and (out_dir / tid / "results.json").exists():
+        raise TournamentRefused(f"tournament {tid} has finished: its results are in {out_dir / tid / 'results.json'}")
+    return state
+
+
+async def _create(tlog: TournamentLog, config: TournamentConfig, out_dir: Path) -> TournamentState:
+    """Put a new tournament in the store; refused if its id is taken there or on disk."""
+    from protocol.tournament import schedule
+
+    if (out_dir / config.id / "results.json").exists():
+        raise TournamentRefused(f"{out_dir / config.id / 'results.json'} exists: choose another --id")
+    if await tlog.read(config.id):
+        raise TournamentRefused(
+            f"tournament {config.id} exists already in this store: choose another --id, or --resume {config.id}"
+        )
+    state = TournamentState()
+    created = TournamentCreated(config=config, tables=schedule(config))
+    await tlog.append(config.id, created)
+    state.apply(created)
+    return state
+
+
+class _Watch:
+    """What the public feed says while the tables play: deals scored, Seeger-Fabian so far,
+    time-outs per player, which tables closed. Best effort (the feed may repeat or drop an
+    event); the results are computed from the stored logs."""
+
+    def __init__(self, state: TournamentState) -> None:
+        self.pending = {t.table for t in state.pending}
+        self.seating = {t.table: t.players for t in state.tables}
+        self.deals_done: dict[str, int] = {}
+        self.closed: set[str] = set()
+        self.all_closed = asyncio.Event()
+        self.running: dict[str, int] = {}
+        self.dealt: dict[str, int] = {}
+        self.timeouts: dict[str, int] = {}
+        self.answered: dict[str, int] = {}
+        self._previous: dict[str, Event] = {}
+
+    async def on_public(self, msg: Msg) -> None:
+        table = msg.subject.rpartition(".")[2]
+        if table not in self.pending:
+            return
+        event = MSGPACK.decode(msg.data)
+        if not isinstance(event, Event):
+            return
+        turn = turn_of(self._previous.get(table), event)
+        self._previous[table] = event
+        if turn is not None:
+            name = self.seating[table][turn[0]]
+            counter = self.answered if turn[1] else self.timeouts
+            counter[name] = counter.get(name, 0) + 1
+        if isinstance(event, DealScored):
+            if event.deal > self.deals_done.get(table, 0):
+                for seat, points in enumerate(event.result.seeger_fabian):
+                    name = self.seating[table][seat]
+                    self.running[name] = self.running.get(name, 0) + points
+                    self.dealt[name] = self.dealt.get(name, 0) + 1
+            self.deals_done[table] = max(self.deals_done.get(table, 0), event.deal)
+        elif isinstance(event, TableClosed):
+            self.table_closed(table)
+
+    def table_closed(self, table: str) -> None:
+        self.closed.add(table)
+        if self.closed >= self.pending:
+            self.all_closed.set()
+
+    def leaders(self) -> str:
+        """The standings so far, from the deals scored while we watched."""
+        order = sorted(self.running, key=lambda n: -self.running[n] / max(self.dealt[n], 1))
+        return "  ".join(f"{n} {self.running[n] / max(self.dealt[n], 1):+.1f}" for n in order[:4])
+
+    def timeouts_line(self) -> str:
+        """Players with time-outs, most first; ``(none answered)`` marks one never heard from."""
+        order = sorted(self.timeouts, key=lambda n: -self.timeouts[n])
+        return "  ".join(
+            f"{n} {self.timeouts[n]}{'' if self.answered.get(n) else ' (none answered)'}" for n in order[:4]
+        )
+
+
+async def _play(
+    nc: Client,
+    store: EventStore,
+    config: TournamentConfig,
+    state: TournamentState,
+    watch: _Watch,
+    players: list[RemotePlayer],
+    out: TextIO,
+    on_table_open: Callable[[TableSpec], None] | None,
+) -> None:
+    """Open the tables not yet closed and watch them until every one is."""
     # Tables that finished while nobody watched (a resumed tournament), and the deals done so far.
     for spec in state.pending:
         stored = await store.read(spec.table)
-        deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
+        watch.deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
         if stored and isinstance(stored[-1].event, TableClosed):
-            closed.add(spec.table)
-    if closed >= pending:
-        all_closed.set()
-    progress = Progress(total, out)  # the clock starts as the tables open
+            watch.table_closed(spec.table)
+    if watch.closed >= watch.pending:
+        watch.all_closed.set()
+    finished_before = sum(f.deals for f in state.finished.values())
+    total = config.rules.deals * len(state.tables)
+    # The clock starts as the tables open; deals played before (a resume) do not count in the rate.
+    progress = Progress(total, out, already=finished_before + sum(watch.deals_done.values()))
     for spec in state.pending:
-        if spec.table in closed:
+        if spec.table in watch.closed:
             continue
         request = OpenTable(
             table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats
@@ -267,27 +379,30 @@ async def run_tournament(
             on_table_open(spec)
     for p in players:  # a resumed tournament's bots: ask for the prompts they missed
         await p.hello()
-    finished_before = sum(f.deals for f in state.finished.values())
     ticks = 0
-    while not all_closed.is_set():
-        progress.update(finished_before + sum(deals_done.values()), leaders())
-        try:
-            await asyncio.wait_for(all_closed.wait(), 0.25)
-        except TimeoutError:
-            pass
+    while not watch.all_closed.is_set():
+        progress.update(finished_before + sum(watch.deals_done.values()), watch.leaders(), watch.timeouts_line())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(watch.all_closed.wait(), 0.25)
         ticks += 1
         if ticks % 20 == 0:  # the public feed is best effort: every 5 s, ask the store too
-            for table in pending - closed:
+            for table in watch.pending - watch.closed:
                 if await store.has_event(table, "table_closed"):
-                    closed.add(table)
-            if closed >= pending:
-                all_closed.set()
-    progress.update(total, leaders())
+                    watch.table_closed(table)
+    progress.update(total, watch.leaders(), watch.timeouts_line())
     progress.finish()
-    for sub in subs:
-        await sub.unsubscribe()
-    for p in players:
-        await p.stop()
+
+
+async def _finish(
+    tlog: TournamentLog,
+    store: EventStore,
+    config: TournamentConfig,
+    state: TournamentState,
+    players: list[RemotePlayer],
+    out_dir: Path,
+) -> dict[str, Any]:
+    """Record every table's result in the tournament's log and write the results."""
+    tid = config.id
     table_logs: dict[str, list[Event]] = {}
     for spec in state.tables:
         table_logs[spec.table] = [s.event for s in await store.read(spec.table) if isinstance(s.event, Event)]
@@ -302,8 +417,9 @@ async def run_tournament(
         state.apply(finished)
     if not state.done:
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
-    results = write_results(config, state, table_logs, Path(out_dir) / tid)
-    log.info("tournament_finished", tournament=tid, tables=len(state.tables))
+    refused = {p.player: len(p.rejections) for p in players}
+    results = write_results(config, state, table_logs, out_dir / tid, refused=refused)
+    logs.get(command="tournament").info("tournament_finished", tournament=tid, tables=len(state.tables))
     return results
 
 
@@ -318,15 +434,25 @@ async def _open(nc: Client, request: OpenTable, patience: float = 60.0) -> Reply
 
 
 def write_results(
-    config: TournamentConfig, state: TournamentState, table_logs: dict[str, list[Event]], out: Path
+    config: TournamentConfig,
+    state: TournamentState,
+    table_logs: dict[str, list[Event]],
+    out: Path,
+    refused: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """results.json, standings.csv and archive.jsonl (every table's events, one per line)."""
+    """results.json, standings.csv and archive.jsonl (every table's events, one per line).
+
+    Every standing carries the player's ``timeouts`` and ``answered`` turns; ``refused``
+    (commands the services refused, per built-in bot: only the runner sees those) goes into
+    results.json as it is; ``warnings`` says which players never answered."""
     out.mkdir(parents=True, exist_ok=True)
     table = standings(list(table_logs.values()))
     results = {
         "tournament": config.id,
         "config": msgspec.to_builtins(config),
         "standings": msgspec.to_builtins(table),
+        "refused": dict(refused or {}),
+        "warnings": silent_players(table),
         "tables": [msgspec.to_builtins(state.finished[t.table]) for t in state.tables if t.table in state.finished],
         "files": {
             "results": str(out / "results.json"),
@@ -337,7 +463,20 @@ def write_results(
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     with open(out / "standings.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["rank", "player", "seeger_fabian", "deals", "per_deal", "ci95", "list_points", "declared", "won"])
+        w.writerow(
+            [
+                "rank",
+                "player",
+                "seeger_fabian",
+                "deals",
+                "per_deal",
+                "ci95",
+                "list_points",
+                "declared",
+                "won",
+                "timeouts",
+            ]
+        )
         for rank, s in enumerate(table, 1):
             w.writerow(
                 [
@@ -350,6 +489,7 @@ def write_results(
                     s.list_points,
                     s.declared,
                     s.won,
+                    s.timeouts,
                 ]
             )
     with open(out / "archive.jsonl", "wb") as f:
@@ -359,17 +499,31 @@ def write_results(
     return results
 
 
+def silent_players(table: list[Standing]) -> list[str]:
+    """A warning for each player that never answered a turn: every move of its was the default
+    one, so its place in the standings says nothing about its bot (is it connected at all?)."""
+    return [
+        f"{s.player} never answered: all its {s.timeouts} turns timed out (did its bot connect?)"
+        for s in table
+        if s.timeouts and not s.answered
+    ]
+
+
 def format_standings(results: dict[str, Any]) -> str:
-    """The standings as a readable table."""
+    """The standings as a readable table: Seeger-Fabian points per deal with the half-width
+    of their 95 % confidence interval, time-outs, and a warning per player never heard from."""
     rows = results["standings"]
     lines = [
-        f"{'#':>2}  {'player':<16} {'Seeger-Fabian':>13} {'per deal':>17} {'deals':>6} {'declared':>9} {'won':>5}  games (won/played)",
+        f"{'#':>2}  {'player':<16} {'Seeger-Fabian':>13} {'per deal (95 %)':>17} {'deals':>6} {'declared':>9} "
+        f"{'won':>5} {'time-outs':>9}  games (won/played)",
     ]
     for rank, s in enumerate(rows, 1):
         ci = "" if s["ci95"] is None else f" ± {s['ci95']:.1f}"
         games = ", ".join(f"{g} {v['won']}/{v['played']}" for g, v in s["by_game"].items())
         lines.append(
             f"{rank:>2}  {s['player']:<16} {s['seeger_fabian']:>13} {s['per_deal']:>8.1f}{ci:<9} {s['deals']:>6} "
-            f"{s['declared']:>9} {s['won']:>5}  {games}"
+            f"{s['declared']:>9} {s['won']:>5} {s.get('timeouts', 0):>9}  {games}"
         )
+    for warning in results.get("warnings", []):
+        lines.append(f"warning: {warning}")
     return "\n".join(lines)

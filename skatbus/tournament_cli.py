@@ -1,4 +1,10 @@
-"""Command-line front ends of the tournament runner: ``skat tournament`` and ``skat run``."""
+"""Command-line front ends of the tournament runner: ``skat tournament`` and ``skat run``.
+
+Every mistake in what they are given (flags, a ``--config`` file, a ``--resume`` that does not
+fit) is found before anything starts and raised as ``UsageError``: one line, exit code 2.
+A run is interrupted by Ctrl-C or SIGTERM without a traceback: the bots and, with the built-in
+stack, the services and the server are stopped, and the line to resume it is printed.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +13,57 @@ import asyncio
 import hashlib
 import os
 import secrets
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from protocol.rules import Rules
+from protocol.subjects import check_token
 from protocol.tournament import TournamentConfig
 from services import logs
-from services.connection import ConnectionSettings, from_args, open_connection, safe_servers
+from services.connection import ConnectionSettings, connect_patience, from_args, open_connection, safe_servers
 from services.connection import add_arguments as add_connection_arguments
 
 from .bots import BOTS
+from .errors import UsageError
+
+DEFAULT_BOTS = ("heuristic", "stepping-random", "random", "random")
+"""Seats left to built-in bots when ``--bots`` is not given are filled from this, in order."""
+CONFIG_OPTIONS = frozenset(
+    {"bots", "remote", "id", "groups", "rounds", "duplicate", "seed", "profile", "kontra", "ramsch", "bock",
+     "seeger_fabian", "players", "turn_seconds"}
+)  # fmt: skip
+"""Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
+MAX_TABLE_SUFFIX = len("-g999r3")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bots",
-        default="heuristic,stepping-random,random",
-        help="built-in bots by name, one per seat (names repeat: random, random-2, ...)",
+        default=None,
+        metavar="NAME,...",
+        help=f"built-in bots ({', '.join(sorted(BOTS))}), one per seat the --remote players leave, in seat order; "
+        "a name given twice plays as NAME and NAME-2 (default: the first seats of "
+        f"{','.join(DEFAULT_BOTS)})",
     )
     p.add_argument(
         "--remote",
         action="append",
         default=[],
         metavar="ID[:json]",
-        help="a remote player that connects by itself (replaces one bot seat); :json for JSON updates",
+        help="a remote player, which connects by itself as player ID (skat bot ... --player ID, or your own bot) "
+        "and takes the next seat, before the built-in bots; repeat it for more; :json for JSON updates",
     )
-    p.add_argument("--id", default=None, help="tournament id (default: from the seed)")
-    p.add_argument("--resume", default=None, metavar="ID", help="continue a tournament that was interrupted")
+    p.add_argument("--id", default=None, help="tournament id (default: a new one, from the seed and the time)")
+    p.add_argument(
+        "--resume",
+        default=None,
+        metavar="ID",
+        help="continue the interrupted tournament ID (from the same --out store); its configuration is kept",
+    )
     p.add_argument(
         "--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)"
     )
@@ -44,20 +75,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="decides every card; keep it secret when remote players take part "
         "(default: 'skatbus' for built-in bots only, else a random one)",
     )
-    p.add_argument("--profile", choices=["isko", "classic"], default="isko")
-    p.add_argument("--kontra", action="store_true")
-    p.add_argument("--ramsch", action="store_true")
-    p.add_argument("--bock", action="store_true")
+    p.add_argument(
+        "--profile", choices=["isko", "classic"], default="isko", help="scoring rules: ISkO (default) or classic"
+    )
+    p.add_argument("--kontra", action="store_true", help="allow Kontra and Re")
+    p.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
+    p.add_argument("--bock", action="store_true", help="Bock rounds (doubled scores) after big games")
     p.add_argument(
         "--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian"
     )
     p.add_argument("--players", type=int, choices=[3, 4], default=3, help="players per table")
-    p.add_argument("--turn-seconds", type=float, default=30.0)
+    p.add_argument(
+        "--turn-seconds",
+        type=float,
+        default=30.0,
+        help="seconds a player has for each move before the default move is played for it",
+    )
     add_connection_arguments(
         p,
         "use the services on this server (or comma-separated list; default: $SKAT_NATS_URL, else start a local stack)",
     )
-    p.add_argument("--out", default="runs", help="directory for the results")
+    p.add_argument(
+        "--auth",
+        default=None,
+        metavar="DIR",
+        help="start the local stack with the users `skat auth --out DIR` wrote (remote players then need "
+        "their DIR/<ID>.nk); not with --nats",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a server that does not answer after this long (default: $SKAT_CONNECT_TIMEOUT, else 10)",
+    )
+    p.add_argument("--out", default="runs", help="directory for the results (and, for the local stack, its store)")
     p.add_argument(
         "--config",
         default=None,
@@ -67,44 +119,166 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_config_file(args: argparse.Namespace, parser_defaults: dict[str, Any]) -> None:
-    """Fill the options not given on the command line from ``--config`` (TOML or JSON)."""
+# --- the --config file ---------------------------------------------------------------------------
+
+
+def apply_config_file(
+    args: argparse.Namespace, parser_defaults: dict[str, Any], actions: list[argparse.Action] | None = None
+) -> None:
+    """Fill the options not given on the command line from ``--config`` (TOML or JSON).
+    A file that cannot be read, does not parse, names an unknown option or gives one a value
+    of the wrong type is a ``UsageError`` naming the file (and the option)."""
     if not args.config:
         return
-    import tomllib
-
-    import msgspec
-
-    raw = open(args.config, "rb").read()
-    values: dict[str, Any] = tomllib.loads(raw.decode()) if args.config.endswith(".toml") else msgspec.json.decode(raw)
+    values = _read_config(args.config)
+    by_dest = {a.dest: a for a in actions or []}
     for key, value in values.items():
         name = key.replace("-", "_")
-        if name not in parser_defaults:
-            raise SystemExit(f"{args.config}: unknown option {key!r}")
+        if name not in parser_defaults or name in ("config", "help", "resume"):
+            raise UsageError(f"{args.config}: unknown option {key!r}")
         if name == "bots" and isinstance(value, list):
             value = ",".join(map(str, value))
+        value = _checked(args.config, key, value, parser_defaults[name], by_dest.get(name))
         if getattr(args, name) == parser_defaults[name]:  # given on the command line: that wins
             setattr(args, name, value)
 
 
-def config_from(args: argparse.Namespace) -> TournamentConfig:
-    names = [b.strip() for b in args.bots.split(",") if b.strip()]
+def _read_config(path: str) -> dict[str, Any]:
+    import tomllib
+
+    import msgspec
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--config {path}: {exc.strerror or exc.__class__.__name__}") from None
+    try:
+        values = tomllib.loads(raw.decode()) if path.endswith(".toml") else msgspec.json.decode(raw)
+    except (tomllib.TOMLDecodeError, msgspec.DecodeError, UnicodeDecodeError) as exc:
+        kind = "TOML" if path.endswith(".toml") else "JSON"
+        raise UsageError(f"{path}: not valid {kind}: {exc}") from None
+    if not isinstance(values, dict):
+        raise UsageError(f"{path}: want a table of options (key = value)")
+    return values
+
+
+def _checked(path: str, key: str, value: Any, default: Any, action: argparse.Action | None) -> Any:
+    """``value`` if it has the type the flag takes (ints pass for floats), else a UsageError."""
+    if isinstance(default, bool) or isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
+        want: tuple[type, ...] = (bool,)
+    elif isinstance(default, float) or (action is not None and action.type is float):
+        want = (int, float)
+    elif isinstance(default, int) or (action is not None and action.type is int):
+        want = (int,)
+    elif isinstance(default, list):
+        want = (list,)
+    else:
+        want = (str,)
+    if not isinstance(value, want) or (isinstance(value, bool) and bool not in want):
+        names = {bool: "true or false", int: "a whole number", float: "a number", list: "a list", str: "a string"}
+        raise UsageError(f"{path}: {key} = {value!r}: want {names[want[-1]]}")
+    if action is not None and action.choices is not None and value not in action.choices:
+        raise UsageError(f"{path}: {key} = {value!r}: want one of {', '.join(map(str, action.choices))}")
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if float in want and isinstance(value, int | float):
+        return float(value)
+    return value
+
+
+# --- checking what was given -----------------------------------------------------------------------
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Numbers and combinations that cannot make a tournament, before anything is created."""
+    if args.resume is not None:
+        try:
+            check_token("tournament", args.resume)
+        except ValueError as exc:
+            raise UsageError(f"--resume: {exc}") from None
+        return
+    if args.groups < 1:
+        raise UsageError(f"--groups must be at least 1, not {args.groups}: a tournament needs tables")
+    if args.rounds < 1:
+        raise UsageError(f"--rounds must be at least 1, not {args.rounds}: every table plays whole rounds")
+    if not args.turn_seconds > 0 or args.turn_seconds == float("inf"):
+        raise UsageError(f"--turn-seconds must be a number of seconds above 0, not {args.turn_seconds}")
+    if args.connect_timeout is not None and args.connect_timeout < 0:
+        raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
+    if args.auth and (args.nats or os.environ.get("SKAT_NATS_URL")):
+        raise UsageError("--auth starts a local stack with those users; with --nats, that server has its own")
+    if args.id is not None:
+        try:
+            check_token("tournament", args.id + "-g0r0")
+        except ValueError:
+            raise UsageError(
+                f"--id {args.id!r}: want letters, digits, '_' or '-', at most {64 - MAX_TABLE_SUFFIX} of them"
+            ) from None
+    seats(args)
+
+
+def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str, Any]]:
+    """The entrants in seat order (the ``--remote`` players first, in the order given, then
+    the built-in bots), each bot's name, and the remote players' update formats. Every seat
+    must be taken exactly once: a count that does not fit is refused, never trimmed."""
     entrants: list[str] = []
-    bots: dict[str, str] = {}
     formats: dict[str, Any] = {}
     for remote in args.remote:
         pid, _, fmt = remote.partition(":")
+        try:
+            check_token("player", pid)
+        except ValueError as exc:
+            raise UsageError(f"--remote {remote!r}: {exc}") from None
+        if fmt not in ("", "json", "msgpack"):
+            raise UsageError(f"--remote {remote!r}: the format after ':' is json or msgpack, not {fmt!r}")
+        if pid in entrants:
+            raise UsageError(f"--remote {pid} is given twice")
         entrants.append(pid)
         if fmt:
             formats[pid] = fmt
-    for name in names[: max(0, args.players - len(entrants))]:
+    free = args.players - len(entrants)
+    if free < 0:
+        raise UsageError(
+            f"{len(entrants)} --remote players do not fit at {args.players}-player tables"
+            + ("" if args.players == 4 else " (--players 4 for four)")
+        )
+    if args.bots is None:
+        names = list(DEFAULT_BOTS[:free])
+    else:
+        names = [b.strip() for b in args.bots.split(",") if b.strip()]
+        if len(names) != free:
+            remote = f" and {len(entrants)} --remote" if entrants else ""
+            raise UsageError(
+                f"--bots names {len(names)} bot{'s' * (len(names) != 1)}{remote} for {args.players} seats: "
+                + (f"give --players {len(names) + len(entrants)}" if len(names) + len(entrants) in (3, 4) else "")
+                + (" or " if len(names) + len(entrants) in (3, 4) else "")
+                + f"name {free} bot{'s' * (free != 1)}"
+            )
+    bots: dict[str, str] = {}
+    for name in names:
         if name not in BOTS:
-            raise SystemExit(f"unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+            raise UsageError(f"--bots: unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
         pid, n = name, 2
         while pid in entrants:
             pid, n = f"{name}-{n}", n + 1
         entrants.append(pid)
         bots[pid] = name
+    return entrants, bots, formats
+
+
+def new_id(seed: str, now: float | None = None) -> str:
+    """A tournament id of its own: ``t-<6 hex of the seed's hash>-<local time>-<4 random hex>``.
+    The hash groups runs of one seed without giving the seed away (the id is public: table
+    names carry it); the time sorts runs/; the random part keeps two runs in the same second
+    apart. So a new run never takes an earlier one's id, or its results directory."""
+    digest = hashlib.sha256(seed.encode()).hexdigest()[:6]
+    stamp = time.strftime("%y%m%d-%H%M%S", time.localtime(now))
+    return f"t-{digest}-{stamp}-{secrets.token_hex(2)}"
+
+
+def config_from(args: argparse.Namespace) -> TournamentConfig:
+    """The tournament the (checked) options describe."""
+    entrants, bots, formats = seats(args)
     rules = Rules(
         profile=args.profile,
         kontra=args.kontra,
@@ -116,10 +290,8 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         turn_seconds=args.turn_seconds,
     )
     seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
-    # The id is public (table names carry it), so it must not give the seed away.
-    tid = args.id or "t-" + hashlib.sha256(seed.encode()).hexdigest()[:10]
     return TournamentConfig(
-        id=tid,
+        id=args.id or new_id(seed),
         entrants=entrants,
         bots=bots,
         formats=formats,
@@ -130,32 +302,130 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
     )
 
 
-async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None) -> int:
+def resume_conflict(args: argparse.Namespace, defaults: dict[str, Any], stored: TournamentConfig) -> str | None:
+    """Why the options given with ``--resume`` do not fit the stored tournament (None if they
+    do, or if none was given): a resumed tournament keeps its configuration."""
+    given = sorted(n for n in CONFIG_OPTIONS if n in defaults and getattr(args, n, None) != defaults[n])
+    if not given:
+        return None
+    stored_values: dict[str, Any] = {
+        "id": stored.id,
+        "groups": stored.groups,
+        "duplicate": stored.duplicate,
+        "seed": stored.seed,
+        **{f: getattr(stored.rules, f) for f in ("profile", "kontra", "ramsch", "bock", "seeger_fabian", "players")},
+        "rounds": stored.rules.rounds,
+        "turn_seconds": stored.rules.turn_seconds,
+    }
+    for name in given:
+        if name in ("bots", "remote"):
+            try:
+                entrants, bots, formats = seats(argparse.Namespace(**{**vars(args), "players": stored.rules.players}))
+            except UsageError:
+                entrants, bots, formats = [], {}, {}
+            if (entrants, bots, formats) != (stored.entrants, stored.bots, dict(stored.formats)):
+                return f"it was created with the seats {', '.join(stored.entrants)}; drop --{name}"
+        elif getattr(args, name) != stored_values[name]:
+            shown = "(secret)" if name == "seed" else repr(stored_values[name])
+            return f"it was created with {name.replace('_', '-')} = {shown}; drop --{name.replace('_', '-')}"
+    return None
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM: the run was stopped on purpose (``signum`` says by which)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+async def _run(
+    args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None, defaults: dict[str, Any]
+) -> int:
+    """The run with its cleanup: a signal cancels it, and every ``finally`` below still runs."""
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if not received:  # the first one stops the run; more would only cut the cleanup short
+            received.append(signum)
+            task.cancel()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig)
+    created: list[str] = []
+    try:
+        return await _tournament(args, intro, settings, defaults, created.append)
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        task.uncancel()
+        _say_interrupted(args, created[0] if created else None)
+        return 128 + received[0]
+
+
+def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
+    print(file=sys.stdout, flush=True)  # end a progress bar's line
+    if tid is None:
+        print("interrupted before the tournament was created: nothing to resume", file=sys.stderr, flush=True)
+        return
+    flags = [f"--resume {tid}"]
+    if args.out != "runs":
+        flags.append(f"--out {args.out}")
+    if args.nats:
+        flags.append(f"--nats {safe_servers(args.nats, scheme=True)}")
+    if args.auth:
+        flags.append(f"--auth {args.auth}")
+    print(f"interrupted; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
+
+
+async def _tournament(
+    args: argparse.Namespace,
+    intro: bool,
+    settings: ConnectionSettings | None,
+    defaults: dict[str, Any],
+    on_created: Callable[[str], None],
+) -> int:
     from services.main import LocalStack
 
-    from .tournament import format_standings, run_tournament
+    from .tournament import TournamentLog, format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
     stack = None
     if settings is None:
-        # `skat run` plays in a throwaway store; a named tournament keeps its store for --resume.
-        stack = LocalStack(store_dir=None if intro else os.path.join(args.out, "store"))
-        settings = ConnectionSettings((await stack.__aenter__(),))
-        if intro:
-            print(
-                f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five services "
-                "(dealer, bidding, play, scoring, views)."
-            )
+        # A local stack keeps its store in --out, so that an interrupted run can be resumed.
+        stack = LocalStack(store_dir=None if args.auth else os.path.join(args.out, "store"), auth_dir=args.auth)
     try:
-        nc = await open_connection(settings, name="skat-tournament")
-        try:
-            if config is not None and intro:
-                tables = config.groups * (config.rules.players if config.duplicate else 1)
+        if stack is not None:
+            await stack.__aenter__()
+            settings = stack.settings
+            if intro:
                 print(
-                    f"Tournament {config.id}: {', '.join(config.entrants)}; {tables} tables of "
-                    f"{config.rules.deals} deals{' (duplicate: every deal once per seat rotation)' if config.duplicate else ''}.\n"
+                    f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five "
+                    "services (dealer, bidding, play, scoring, views)."
                 )
-            results = await run_tournament(nc, config, resume=args.resume, out_dir=args.out)
+        assert settings is not None
+        nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
+        try:
+            if args.resume:
+                state_config = await _stored_config(TournamentLog(nc), args.resume)
+                if state_config is not None:
+                    conflict = resume_conflict(args, defaults, state_config)
+                    if conflict:
+                        raise UsageError(f"--resume {args.resume}: {conflict}")
+                    print("Resuming:", end=" ")
+                    _announce(state_config, stack, settings)
+            shown = config
+            if shown is not None:
+                _announce(shown, stack, settings)
+            results = await run_tournament(
+                nc, config, resume=args.resume, out_dir=args.out, on_created=lambda c: on_created(c.id)
+            )
         finally:
             await nc.close()
     finally:
@@ -179,14 +449,61 @@ async def _run(args: argparse.Namespace, intro: bool, settings: ConnectionSettin
     return 0
 
 
-def tournament_main(args: argparse.Namespace, intro: bool = False) -> int:
-    """Run (or resume) a tournament. Connection settings are checked first, so a missing
-    credentials file is one line on stderr (``SettingsError``), not a failure mid-way."""
+async def _stored_config(tlog: Any, tid: str) -> TournamentConfig | None:
+    from protocol.tournament import fold_tournament
+
+    await tlog.ensure_stream()
+    return fold_tournament(await tlog.read(tid)).config
+
+
+def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings) -> None:
+    """The tournament's id, its seats and tables, and for every remote player how to connect."""
+    tables = config.groups * (config.rules.players if config.duplicate else 1)
+    seating = ", ".join(e if e in config.bots else f"{e} (remote)" for e in config.entrants)
+    print(
+        f"Tournament {config.id}: {seating}; {tables} tables of {config.rules.deals} deals"
+        f"{' (duplicate: every deal once per seat rotation)' if config.duplicate else ''}.\n",
+        flush=True,
+    )
+    remote = [e for e in config.entrants if e not in config.bots]
+    if not remote:
+        return
+    url = safe_servers(settings.servers, scheme=True)
+    auth = getattr(stack, "auth", None) if stack is not None else None
+    for player in remote:
+        files = ""
+        if auth is not None:
+            files = f" --creds {auth.seed_file(player)}" + (f" --tls-ca {auth.ca_file}" if auth.tls else "")
+        print(
+            f"Remote player {player}: connect to {url}, e.g. skat bot heuristic --player {player} --nats {url}{files}"
+        )
+    where = "this machine only (loopback)" if stack is not None and auth is None else url
+    print(
+        f"(the tables open now: a remote player's moves time out, {config.rules.turn_seconds:g} s each, "
+        f"until it connects; reachable from {where})\n",
+        flush=True,
+    )
+
+
+def tournament_main(args: argparse.Namespace, intro: bool = False, defaults: dict[str, Any] | None = None) -> int:
+    """Run (or resume) a tournament. Options and connection settings are checked first, so a
+    mistake is one line on stderr (``UsageError``, ``SettingsError``), not a failure mid-way."""
+    check_args(args)
+    if args.auth:
+        from services.auth import load_auth
+
+        auth = load_auth(args.auth)  # a missing or broken directory: one line, before anything starts
+        for remote in args.remote:
+            auth.seed_file(remote.partition(":")[0])  # a remote player the server would refuse
+    if args.resume and not args.nats and not args.auth:
+        store = Path(args.out) / "store"
+        if not store.is_dir():
+            raise UsageError(f"--resume {args.resume}: no tournament store in {store} (give --out DIR or --nats URL)")
     settings = from_args(args, default=None)
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     try:
         import uvloop
 
-        return uvloop.run(_run(args, intro, settings))
+        return uvloop.run(_run(args, intro, settings, defaults or {}))
     except ImportError:
-        return asyncio.run(_run(args, intro, settings))
+        return asyncio.run(_run(args, intro, settings, defaults or {}))

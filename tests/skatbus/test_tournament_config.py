@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from protocol.tournament import TournamentConfig, schedule
+from skatbus.errors import UsageError
 from skatbus.tournament_cli import add_arguments, apply_config_file, config_from
 
 
@@ -15,7 +16,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(argv)
-    apply_config_file(args, {a.dest: a.default for a in parser._actions})
+    apply_config_file(args, {a.dest: a.default for a in parser._actions}, parser._actions)
     return args
 
 
@@ -31,7 +32,7 @@ def test_config_file_fills_options_and_flags_win(tmp_path: Path) -> None:
 def test_unknown_option_in_config_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text('{"roundz": 3}')
-    with pytest.raises(SystemExit, match="roundz"):
+    with pytest.raises(UsageError, match="roundz"):
         _parse(["--config", str(path)])
 
 
