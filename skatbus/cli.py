@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     quick.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
     quick.add_argument("--seed", default="skatbus", help="decides every card and every random bot's choice")
     svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
-    svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"])
+    svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"], help="which service")
     add_connection_arguments(svc)
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
@@ -156,6 +156,9 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
         return _say(args, str(exc), 1)
     except KeyboardInterrupt:
         return _say(args, "interrupted", 130)
+    except BrokenPipeError:  # `skat tournament | head`: the reader is gone, so is the output
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _say(args: argparse.Namespace, message: str, code: int) -> int:

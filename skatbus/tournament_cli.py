@@ -334,39 +334,47 @@ def resume_conflict(args: argparse.Namespace, defaults: dict[str, Any], stored: 
 # --- running -------------------------------------------------------------------------------------
 
 
-class Interrupted(Exception):
-    """Ctrl-C or SIGTERM: the run was stopped on purpose (``signum`` says by which)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
 async def _run(
     args: argparse.Namespace, intro: bool, settings: ConnectionSettings | None, defaults: dict[str, Any]
 ) -> int:
-    """The run with its cleanup: a signal cancels it, and every ``finally`` below still runs."""
-    task = asyncio.current_task()
-    assert task is not None
+    """The run, stopped by Ctrl-C or SIGTERM without a traceback.
+
+    The work runs as a task of its own, which a signal cancels (again, every half second:
+    nats-py swallows a cancellation in places). This coroutine is never cancelled, so it can
+    always stop the local stack (services and server, by PID) and say how to resume."""
+    from services.main import LocalStack
+
+    stack = None
+    if settings is None:
+        # A local stack keeps its store in --out, so that an interrupted run can be resumed.
+        stack = LocalStack(store_dir=None if args.auth else os.path.join(args.out, "store"), auth_dir=args.auth)
     received: list[int] = []
+    stop = asyncio.Event()
 
     def on_signal(signum: int) -> None:
-        if not received:  # the first one stops the run; more would only cut the cleanup short
-            received.append(signum)
-            task.cancel()
+        received.append(signum)
+        stop.set()
 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal, sig)
     created: list[str] = []
+    work = asyncio.ensure_future(_tournament(args, intro, settings, defaults, stack, created.append))
+    stopped = asyncio.ensure_future(stop.wait())
     try:
-        return await _tournament(args, intro, settings, defaults, created.append)
-    except asyncio.CancelledError:
-        if not received:
-            raise
-        task.uncancel()
+        await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        while not work.done():
+            work.cancel()
+            await asyncio.wait({work}, timeout=0.5)
+    finally:
+        stopped.cancel()
+        if stack is not None:
+            await stack.__aexit__(None, None, None)
+    finished = not work.cancelled() and work.exception() is None
+    if received and not finished:  # whatever the interrupted work ended with
         _say_interrupted(args, created[0] if created else None)
         return 128 + received[0]
+    return work.result()
 
 
 def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
@@ -389,48 +397,39 @@ async def _tournament(
     intro: bool,
     settings: ConnectionSettings | None,
     defaults: dict[str, Any],
+    stack: Any,
     on_created: Callable[[str], None],
 ) -> int:
-    from services.main import LocalStack
-
+    """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
     from .tournament import TournamentLog, format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
-    stack = None
-    if settings is None:
-        # A local stack keeps its store in --out, so that an interrupted run can be resumed.
-        stack = LocalStack(store_dir=None if args.auth else os.path.join(args.out, "store"), auth_dir=args.auth)
-    try:
-        if stack is not None:
-            await stack.__aenter__()
-            settings = stack.settings
-            if intro:
-                print(
-                    f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five "
-                    "services (dealer, bidding, play, scoring, views)."
-                )
-        assert settings is not None
-        nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
-        try:
-            if args.resume:
-                state_config = await _stored_config(TournamentLog(nc), args.resume)
-                if state_config is not None:
-                    conflict = resume_conflict(args, defaults, state_config)
-                    if conflict:
-                        raise UsageError(f"--resume {args.resume}: {conflict}")
-                    print("Resuming:", end=" ")
-                    _announce(state_config, stack, settings)
-            shown = config
-            if shown is not None:
-                _announce(shown, stack, settings)
-            results = await run_tournament(
-                nc, config, resume=args.resume, out_dir=args.out, on_created=lambda c: on_created(c.id)
+    if stack is not None:
+        await stack.__aenter__()
+        settings = stack.settings
+        if intro:
+            print(
+                f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five "
+                "services (dealer, bidding, play, scoring, views)."
             )
-        finally:
-            await nc.close()
+    assert settings is not None
+    nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
+    try:
+        if args.resume:
+            state_config = await _stored_config(TournamentLog(nc), args.resume)
+            if state_config is not None:
+                conflict = resume_conflict(args, defaults, state_config)
+                if conflict:
+                    raise UsageError(f"--resume {args.resume}: {conflict}")
+                print("Resuming:", end=" ")
+                _announce(state_config, stack, settings)
+        if config is not None:
+            _announce(config, stack, settings)
+        results = await run_tournament(
+            nc, config, resume=args.resume, out_dir=args.out, on_created=lambda c: on_created(c.id)
+        )
     finally:
-        if stack is not None:
-            await stack.__aexit__(None, None, None)
+        await nc.close()
     print()
     print(format_standings(results))
     files = results["files"]
