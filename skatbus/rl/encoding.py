@@ -156,17 +156,14 @@ def encode_bits(deal: Deal, pos: int) -> int:
     bits = deal.hands[pos] | 1 << (_O["position"] + pos) | _PHASE_BIT[phase]
     if declarer == pos and deal.picked_up:
         bits |= deal.skat << _SKAT | deal.discard << _DISCARDED
-    played = [0, 0, 0]
-    for t in deal.tricks:
-        lead, cards = t.leader, t.cards
-        played[lead] |= 1 << cards[0]
-        played[(lead + 1) % 3] |= 1 << cards[1]
-        played[(lead + 2) % 3] |= 1 << cards[2]
+    # What a seat has played is what left its hand other than by the discard: no walk over
+    # the tricks (a picked-up skat joins the declarer's cards, the discard leaves them).
+    initial, hands = deal.initial_hands, deal.hands
+    played = [initial[0] & ~hands[0], initial[1] & ~hands[1], initial[2] & ~hands[2]]
+    if declarer is not None and deal.picked_up:
+        played[declarer] = (initial[declarer] | deal.skat) & ~hands[declarer] & ~deal.discard
     trick = deal.trick
     if trick:
-        lead = deal.leader
-        for i, c in enumerate(trick):
-            played[(lead + i) % 3] |= 1 << c
         bits |= 1 << (_TRICK1 + trick[0])
         if len(trick) > 1:
             bits |= 1 << (_TRICK2 + trick[1])
