@@ -13,20 +13,16 @@ the cards as dealt, the moves (as engine commands) and the result fields ``check
 
 from __future__ import annotations
 
-import argparse
 import bz2
 import contextlib
-import functools
 import gzip
-import json
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
-from pathlib import Path
 from typing import Any, Final, TextIO
 
 import msgspec
@@ -58,7 +54,7 @@ from protocol.events import (
 from protocol.iss import IssFormatError, IssRecord, Verdict, check, read_records
 from protocol.rules import Rules
 from protocol.scoring import DealResult
-from protocol.table import LogError, TableState, due
+from protocol.table import TableState, due
 
 IMPORT_RULES: Final = Rules()
 """An imported table: plain ISkO (what ISS scores by), ``rounds=0`` (open-ended) and closed by
@@ -119,7 +115,7 @@ def _check_chunk(chunk: list[tuple[int, str]]) -> list[tuple[int, Verdict]]:
     return [_check_line(item) for item in chunk]
 
 
-def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, IssRecord | IssFormatError]]:
+def numbered_records(lines: Iterable[str]) -> Iterator[tuple[int, IssRecord | IssFormatError]]:
     """Each non-blank line's number and what ``read_records`` makes of it."""
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -205,21 +201,6 @@ class Tally:
         )
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    """``skat iss check FILE [--json]``: exit 1 if any record differs or cannot be replayed."""
-    out = sys.stdout
-    tally = Tally()
-    with open_text(args.file) as lines:
-        for lineno, v in verdicts(lines, args.jobs):
-            tally.add(v)
-            out.write((json.dumps(verdict_json(lineno, v)) if args.json else describe(lineno, v)) + "\n")
-    if args.json:
-        out.write(json.dumps({"summary": tally.summary()}) + "\n")
-    else:
-        out.write(tally.summary_line() + "\n")
-    return 1 if tally.failed else 0
-
-
 # --- the archive format ------------------------------------------------------------------
 
 
@@ -303,34 +284,6 @@ def _settle(state: TableState, add: Any) -> None:
         if owed is None:
             return
         add(owed)
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    """``skat iss import FILE --out DIR``: DIR/archive.jsonl, one table per imported record."""
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "archive.jsonl"
-    tally = Tally()
-    imported = 0
-    with open_text(args.file) as lines, open(path, "wb") as sink:
-        for lineno, item in _numbered(lines):
-            v = verdict_for(item)
-            if v.status in ("agree", "differ"):
-                assert isinstance(item, IssRecord)
-                try:
-                    log = record_events(item)
-                except (ImportFailed, LogError) as exc:
-                    v = Verdict(game_id=v.game_id, status="error", reason=f"not imported: {exc}")
-                else:
-                    table = table_id(item)
-                    sink.writelines(archive_line(table, i, e) for i, e in enumerate(log))
-                    imported += 1
-            tally.add(v)
-            if v.status != "agree":
-                print(describe(lineno, v) + ("  (imported anyway)" if v.status == "differ" else ""))
-    print(f"imported {imported} tables into {path}")
-    print(tally.summary_line())
-    return 1 if tally.failed else 0
 
 
 # --- export ------------------------------------------------------------------------------
@@ -487,64 +440,3 @@ def _finish_deal(
         return table, dr.deal, None, dr.problem
     one_deal = t.state.rules.rounds == 0 and dr.deal == 1
     return table, dr.deal, record_line(table, dr, e.result, date, one_deal), ""
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    """``skat iss export ARCHIVE.jsonl --out FILE.sgf``: every exportable deal as a record."""
-    date = iss_date()
-    written = skipped = 0
-    out_path = Path(args.out)
-    with open_text(args.file) as lines, open(out_path, "w", encoding="utf-8") as sink:
-        try:
-            for table, deal, record, why in export_events(read_archive(lines), date):
-                if record is None:
-                    skipped += 1
-                    print(f"{table} deal {deal}: not exported ({why})")
-                else:
-                    sink.write(record + "\n")
-                    written += 1
-        except (ValueError, LogError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-    print(f"exported {written} deals to {out_path}" + (f"; {skipped} not exportable" if skipped else ""))
-    return 0
-
-
-# --- the command line --------------------------------------------------------------------
-
-
-def _one_line(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A file that cannot be opened (missing, a directory, no permission) is the user's
-    mistake, not a bug: one line naming it and exit 2, like a malformed flag. Only errors that
-    name a file are caught; any other ``OSError`` keeps its traceback."""
-
-    @functools.wraps(handler)
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except OSError as exc:
-            if exc.filename is None:
-                raise
-            print(f"skat iss {args.iss_command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-
-    return run
-
-
-def register(subparsers: Any) -> None:
-    """``skat iss check | import | export``."""
-    iss = subparsers.add_parser("iss", help="ISS game records: check against the engine, import, export")
-    sub = iss.add_subparsers(dest="iss_command", required=True)
-    chk = sub.add_parser("check", help="replay every record and compare with its published result")
-    chk.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
-    chk.add_argument("--json", action="store_true", help="one JSON object per record and a summary object")
-    chk.add_argument("--jobs", type=int, default=1, help="replay in this many processes (default 1)")
-    chk.set_defaults(handler=_one_line(cmd_check))
-    imp = sub.add_parser("import", help="turn records into event logs (DIR/archive.jsonl)")
-    imp.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
-    imp.add_argument("--out", required=True, help="directory for archive.jsonl")
-    imp.set_defaults(handler=_one_line(cmd_import))
-    exp = sub.add_parser("export", help="write the deals of an event archive as ISS records")
-    exp.add_argument("file", help="archive.jsonl (from `skat iss import` or a tournament's runs/<id>/)")
-    exp.add_argument("--out", required=True, help="the .sgf file to write")
-    exp.set_defaults(handler=_one_line(cmd_export))

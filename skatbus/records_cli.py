@@ -1,0 +1,117 @@
+"""``skat iss check | import | export``: the command line over ``skatbus.records``.
+
+Only argument parsing and printing live here; what the commands do is in ``records``, where
+code and tests can call it without a command line. A file that cannot be opened reaches
+``skat``'s main, which says so in one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from protocol.iss import IssRecord, Verdict
+from protocol.table import LogError
+
+from .records import (
+    ImportFailed,
+    Tally,
+    archive_line,
+    describe,
+    export_events,
+    iss_date,
+    numbered_records,
+    open_text,
+    read_archive,
+    record_events,
+    table_id,
+    verdict_for,
+    verdict_json,
+    verdicts,
+)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``skat iss check FILE [--json]``: exit 1 if any record differs or cannot be replayed."""
+    out = sys.stdout
+    tally = Tally()
+    with open_text(args.file) as lines:
+        for lineno, v in verdicts(lines, args.jobs):
+            tally.add(v)
+            out.write((json.dumps(verdict_json(lineno, v)) if args.json else describe(lineno, v)) + "\n")
+    if args.json:
+        out.write(json.dumps({"summary": tally.summary()}) + "\n")
+    else:
+        out.write(tally.summary_line() + "\n")
+    return 1 if tally.failed else 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """``skat iss import FILE --out DIR``: DIR/archive.jsonl, one table per imported record."""
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "archive.jsonl"
+    tally = Tally()
+    imported = 0
+    with open_text(args.file) as lines, open(path, "wb") as sink:
+        for lineno, item in numbered_records(lines):
+            v = verdict_for(item)
+            if v.status in ("agree", "differ"):
+                assert isinstance(item, IssRecord)
+                try:
+                    log = record_events(item)
+                except (ImportFailed, LogError) as exc:
+                    v = Verdict(game_id=v.game_id, status="error", reason=f"not imported: {exc}")
+                else:
+                    table = table_id(item)
+                    sink.writelines(archive_line(table, i, e) for i, e in enumerate(log))
+                    imported += 1
+            tally.add(v)
+            if v.status != "agree":
+                print(describe(lineno, v) + ("  (imported anyway)" if v.status == "differ" else ""))
+    print(f"imported {imported} tables into {path}")
+    print(tally.summary_line())
+    return 1 if tally.failed else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``skat iss export ARCHIVE.jsonl --out FILE.sgf``: every exportable deal as a record."""
+    date = iss_date()
+    written = skipped = 0
+    out_path = Path(args.out)
+    with open_text(args.file) as lines, open(out_path, "w", encoding="utf-8") as sink:
+        try:
+            for table, deal, record, why in export_events(read_archive(lines), date):
+                if record is None:
+                    skipped += 1
+                    print(f"{table} deal {deal}: not exported ({why})")
+                else:
+                    sink.write(record + "\n")
+                    written += 1
+        except (ValueError, LogError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    print(f"exported {written} deals to {out_path}" + (f"; {skipped} not exportable" if skipped else ""))
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """``skat iss check | import | export``."""
+    iss = subparsers.add_parser("iss", help="ISS game records: check against the engine, import, export")
+    sub = iss.add_subparsers(dest="iss_command", required=True)
+    chk = sub.add_parser("check", help="replay every record and compare with its published result")
+    chk.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
+    chk.add_argument("--json", action="store_true", help="one JSON object per record and a summary object")
+    chk.add_argument("--jobs", type=int, default=1, help="replay in this many processes (default 1)")
+    chk.set_defaults(handler=cmd_check)
+    imp = sub.add_parser("import", help="turn records into event logs (DIR/archive.jsonl)")
+    imp.add_argument("file", help="records, one per line ('-' for stdin; .bz2 and .gz are read as such)")
+    imp.add_argument("--out", required=True, help="directory for archive.jsonl")
+    imp.set_defaults(handler=cmd_import)
+    exp = sub.add_parser("export", help="write the deals of an event archive as ISS records")
+    exp.add_argument("file", help="archive.jsonl (from `skat iss import` or a tournament's runs/<id>/)")
+    exp.add_argument("--out", required=True, help="the .sgf file to write")
+    exp.set_defaults(handler=cmd_export)
