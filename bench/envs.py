@@ -227,3 +227,26 @@ def _openspiel_rows(opts: Options, deals: int, aec: Rate, timed: Any, row: Any) 
         ),
         row("OpenSpiel skat, no observations", spiel_bare, "steps/s", "legal_actions() + apply_action (C++)"),
     ]
+
+
+def profile(opts: Options, top: int = 25) -> str:
+    """cProfile of the AEC loop and of the Gymnasium env against stepping-random bots, sorted by
+    own time: where a step goes (observation, mask, engine, PettingZoo, the bots' views)."""
+    import cProfile
+    import io
+    import pstats
+
+    n = _sizes(opts)
+    out = io.StringIO()
+    for title, work in (
+        (f"AEC env, {n['aec']:,} deals", lambda: aec_steps(n["aec"], opts.seed)),
+        (
+            f"Gym env vs stepping-random, {n['random']:,} deals",
+            lambda: gym_steps(n["random"], opts.seed, "stepping-random"),
+        ),
+    ):
+        prof = cProfile.Profile()
+        prof.runcall(work)
+        out.write(f"\n--- profile: {title}, top {top} by tottime ---\n")
+        pstats.Stats(prof, stream=out).strip_dirs().sort_stats("tottime").print_stats(top)
+    return out.getvalue()
