@@ -11,7 +11,12 @@ from collections.abc import Callable
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
-_COMMAND_MODULES: tuple[str, ...] = ("skatbus.records_cli", "skatbus.replay_cli", "skatbus.report", "skatbus.check_bot")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "skatbus.records_cli",
+    "skatbus.replay_cli",
+    "skatbus.report_cli",
+    "skatbus.check_bot",
+)
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
 

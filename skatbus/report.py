@@ -7,16 +7,13 @@ running score, the games by type, the time-outs and where they happened. Each ta
 its step-by-step replay page (``replay_html``) next to the report, and the report links into
 them by deal, so a number on the page is one click from the cards that made it.
 
-This module reads and computes (``Report`` is plain data); ``report_html`` draws.
+This module reads and computes (``Report`` is plain data); ``report_html`` draws it and
+``report_cli`` writes the pages (``skat report``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +26,6 @@ from protocol.table import LogError
 from protocol.tournament import standings as compute_standings
 
 from .replay import TableLog, doublings, read_archive, replay
-from .replay_html import render_html
 
 GAME_NAMES = {"G": "grand", "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "N": "null"}
 CATEGORIES = (*GAME_NAMES.values(), "ramsch", "defending")
@@ -285,65 +281,3 @@ def build_report(results_path: Path, archive_path: Path) -> tuple[Report, dict[s
         warnings=[str(w) for w in results.get("warnings") or []],
     )
     return report, logs
-
-
-def _page_name(table: str) -> str:
-    """A file name for a table's replay page (table ids are tokens; this keeps it so)."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", table) + ".html"
-
-
-def write_report(run: Path, out: Path | None = None, replays: bool = True) -> tuple[Path, int]:
-    """Write the report (default ``RUN/report.html``) and, with ``replays``, a replay page per
-    table in ``replay/`` beside it; returns the report's path and the pages written."""
-    from .report_html import render_report
-
-    results_path, archive_path = run_files(run)
-    out = out or results_path.parent / "report.html"
-    report, logs = build_report(results_path, archive_path)
-    pages = 0
-    if replays:
-        replay_dir = out.parent / "replay"
-        replay_dir.mkdir(parents=True, exist_ok=True)
-        for table in report.tables:
-            page, count = render_html(logs[table.table])
-            if count:
-                path = replay_dir / _page_name(table.table)
-                path.write_text(page, encoding="utf-8")
-                table.replay = os.path.relpath(path, out.parent).replace(os.sep, "/")
-                pages += 1
-    out.write_text(render_report(report), encoding="utf-8")
-    return out, pages
-
-
-# --- the command line ----------------------------------------------------------------------
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "report",
-        help="write an HTML page about a tournament run: standings, charts, time-outs, replays",
-        description="Write RUN/report.html (one self-contained page) and a replay page per table in RUN/replay/.",
-    )
-    p.add_argument("run", help="a run directory, runs/<id>/ (or its results.json)")
-    p.add_argument(
-        "--out", default=None, metavar="FILE.html", help="where to write the report (default RUN/report.html)"
-    )
-    p.add_argument("--no-replays", dest="replays", action="store_false", help="no per-table replay pages")
-    p.set_defaults(handler=cmd_report)
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    """``skat report RUN``: exit 2 with one line if the run cannot be read or written."""
-    try:
-        path, pages = write_report(Path(args.run), Path(args.out) if args.out else None, args.replays)
-    except (ReportError, ValueError) as exc:
-        print(f"skat report: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"skat report: {exc.filename or args.run}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    print(
-        f"wrote {path}"
-        + (f" and {pages} replay page{'s' if pages != 1 else ''} in {path.parent / 'replay'}" if pages else "")
-    )
-    return 0
