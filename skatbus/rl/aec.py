@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -75,8 +76,6 @@ class SkatAECEnv(AECEnv[str, Obs, np.int64]):
         super().__init__()  # type: ignore[no-untyped-call]  # pettingzoo's __init__ has no annotations
         rules = rules or Rules()
         if players is not None and players != rules.players:
-            import msgspec
-
             rules = msgspec.structs.replace(rules, players=players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: choose from {self.metadata['render_modes']}")
