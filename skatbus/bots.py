@@ -80,7 +80,14 @@ def _heuristic(seed: str) -> Bot:
     return HeuristicBot(seed)
 
 
+def _pimc(seed: str) -> Bot:
+    from .pimc.bot import PimcBot  # imported only when asked for: it carries the solver
+
+    return PimcBot(seed)
+
+
 BOTS["heuristic"] = _heuristic
+BOTS["pimc"] = _pimc
 
 
 def make_bot(name: str, seed: str = "") -> Bot:

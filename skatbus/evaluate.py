@@ -37,7 +37,7 @@ SEATINGS: tuple[tuple[int, int, int], ...] = ((0, 1, 2), (1, 2, 0), (2, 0, 1), (
 
 
 def bot_names() -> list[str]:
-    return ["heuristic", *BOTS]
+    return list(dict.fromkeys(["heuristic", *BOTS]))
 
 
 def make(name: str, seed: str) -> Bot:

@@ -1,0 +1,113 @@
+"""``pimc``: perfect-information Monte Carlo card play on top of the heuristic's bidding.
+
+For a card to play, the bot deals out the cards it has not seen in many ways consistent with
+what it knows (``worlds.sample``: hand sizes, voids shown, open cards), solves each world with
+every hand known (``solver``), and plays the card that reaches its side's goal in the most
+worlds: the declarer 61 card points (90 when schneider was announced, every trick in a
+schwarz or ouvert game), the defenders keeping it below that; in null, the declarer taking no
+trick. Where several cards tie, the heuristic bot's choice among them wins, so the search only
+overrules the heuristic where it sees a difference. It samples until its time budget per
+decision is spent (``budget`` seconds), or exactly ``worlds`` worlds when that is given, for
+play that depends on the seed alone. A world whose search needs more than ``node_limit``
+nodes does not vote; with no vote at all the heuristic's card is played.
+
+Bidding, the skat, discarding, declaring, Kontra/Re and ramsch are the heuristic's (its
+fitted hand-strength model): the literature's PIMC players are strongest in the card play.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+from protocol import cards as C
+from protocol.commands import PLAY, Command, PlayCard
+from protocol.knowledge import RAMSCH, Knowledge
+from protocol.wire import Update
+
+from ..bots import decision_rng
+from ..heuristic import HeuristicBot
+from .solver import Position, SearchAborted, Solver
+from .worlds import sample
+
+DEFAULT_BUDGET = 0.5
+"""Seconds of search per card decision (one core)."""
+NODE_LIMIT = 60_000
+"""Nodes per world: enough for most positions from the second trick on (about 0.3 s)."""
+
+
+class PimcBot:
+    """The PIMC bot (``skat bot pimc``). ``budget``: seconds of search per card decision."""
+
+    blocking = True  # searches take up to ``budget`` seconds: the SDK runs them in a thread
+
+    def __init__(
+        self,
+        seed: str = "",
+        budget: float = DEFAULT_BUDGET,
+        worlds: int | None = None,
+        node_limit: int = NODE_LIMIT,
+    ) -> None:
+        self.seed = str(seed)
+        self.budget = budget
+        self.node_limit = node_limit
+        """Nodes one world's search may take; a world that needs more does not vote."""
+        self.worlds = worlds
+        """With a number, exactly that many worlds per decision and no clock: the bot's play
+        then depends on the seed and the deal alone (reproducible evaluations)."""
+        self.heuristic = HeuristicBot(seed)
+        self.worlds_solved = 0
+        """Worlds solved so far, over all decisions (for the benchmark and the curious)."""
+
+    def act(self, obs: Update) -> Command:
+        view = obs.view
+        legal = view.legal
+        fallback = self.heuristic.act(obs)
+        if not legal or not isinstance(legal[0], PlayCard) or len(legal) == 1:
+            return fallback
+        k = Knowledge.of(view)
+        if k.kind == RAMSCH or k.declarer is None or k.game is None:
+            return fallback
+        votes = self._votes(k, view.discarded, decision_rng(self.seed, obs))
+        if not votes:
+            return fallback
+        best = max(votes.values())
+        choice = C.card(fallback.card) if isinstance(fallback, PlayCard) else -1
+        if votes.get(choice) == best:
+            return fallback
+        return PLAY[min(c for c, v in votes.items() if v == best)]
+
+    def _votes(self, k: Knowledge, discarded: Sequence[str], rng: random.Random) -> dict[int, int]:
+        """Per legal card, in how many sampled worlds it reaches this seat's side's goal."""
+        assert k.declarer is not None and k.game is not None
+        declarer_pos = k.seats.index(k.declarer)
+        me = k.seats.index(k.seat)
+        null = k.game.game == "N"
+        taken = k.points.get(k.declarer, 0)
+        goal = 120 if (k.game.schwarz or k.game.ouvert) and not null else 90 if k.game.schneider else 61
+        votes: dict[int, int] = {}
+        deadline = time.perf_counter() + self.budget if self.worlds is None else float("inf")
+        wanted = self.worlds if self.worlds is not None else 1 << 30
+        worlds = 0
+        for _ in range(wanted):
+            if self.worlds is None and time.perf_counter() > deadline:
+                break
+            try:
+                world = sample(k, rng)
+            except ValueError:
+                break
+            skat_points = C.points(C.parse(discarded)) if discarded else C.points(world.skat)
+            solver = Solver(k.order, declarer_pos, null, node_limit=self.node_limit, deadline=deadline)
+            position = Position(world.hands, k.trick, me, declarer_pos, k.order, null)
+            try:
+                reached = solver.move_reaches(position, goal - taken - skat_points)
+            except SearchAborted:
+                continue  # too big to solve in time: this world does not vote
+            declarer_side = k.seat == k.declarer
+            for c, r in reached.items():
+                good = (not r) if null else r  # in null, "reached" means the declarer took a trick
+                votes[c] = votes.get(c, 0) + (good == declarer_side)
+            worlds += 1
+        self.worlds_solved += worlds
+        return votes
