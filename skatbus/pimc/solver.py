@@ -29,7 +29,15 @@ from collections.abc import Sequence
 
 from protocol.cards import POINTS, TRUMP, CardOrder
 
+try:  # the same search in C (setup.py builds it where a compiler is present)
+    from . import _dds as _core
+except ImportError:  # pragma: no cover - machines without a C compiler
+    _core = None  # type: ignore[assignment]
+
 _INF = 1 << 20
+_POINT_BYTES = bytes(POINTS)
+HAVE_CORE = _core is not None
+"""Whether the C core is built: ``Solver(..., use_core=True)`` then runs searches in C."""
 
 
 class SearchAborted(Exception):
@@ -70,13 +78,15 @@ class Solver:
         null: bool = False,
         node_limit: int = 1 << 62,
         deadline: float = float("inf"),
+        use_core: bool = HAVE_CORE,
     ) -> None:
         self.order = order
         self.declarer = declarer
         self.null = null
         self.nodes = 0
-        self.node_limit = node_limit
+        self.node_limit = min(node_limit, 1 << 62)
         self.deadline = deadline
+        self.use_core = use_core and HAVE_CORE
         """Searches raise ``SearchAborted`` beyond ``node_limit`` nodes (checked every 1,024,
         so the bound is deterministic to that grain) or after ``deadline`` (``time.perf_counter``)."""
         self.table: dict[tuple[int, int, int, int], tuple[int, int]] = {}
@@ -92,6 +102,8 @@ class Solver:
         """For each legal card of the player to move, the declarer's card points from here on
         (the trick on the table included) with best play after it; in null, 1 if the declarer
         can be made to take a trick, else 0."""
+        if self.use_core:
+            return self._core_root(pos, -_INF, _INF)
         hands = list(pos.hands)
         mover = pos.to_move
         out: dict[int, int] = {}
@@ -108,9 +120,11 @@ class Solver:
         """For each legal card of the player to move: does the declarer still reach ``target``
         future card points with best play after it? (Null: does the declarer take a trick?)
         Zero-window searches: far cheaper than exact values, and all a PIMC vote needs."""
+        lo, hi = (0, 1) if self.null else (target - 1, target)
+        if self.use_core:
+            return {c: v >= hi for c, v in self._core_root(pos, lo, hi).items()}
         hands = list(pos.hands)
         mover = pos.to_move
-        lo, hi = (0, 1) if self.null else (target - 1, target)
         out: dict[int, bool] = {}
         for group in self._groups(hands, pos.trick, mover):
             c = group[0]
@@ -124,6 +138,28 @@ class Solver:
     def value(self, pos: Position, alpha: int = -_INF, beta: int = _INF) -> int:
         """The declarer's future card points (null: 1 if it takes a trick) with best play."""
         return self._search(list(pos.hands), list(pos.trick), pos.to_move, alpha, beta)
+
+    def _core_root(self, pos: Position, lo: int, hi: int) -> dict[int, int]:
+        assert _core is not None
+        order = self.order
+        found = _core.root(
+            (pos.hands[0], pos.hands[1], pos.hands[2]),
+            tuple(pos.trick),
+            pos.to_move,
+            self.declarer,
+            self.null,
+            lo,
+            hi,
+            self.node_limit,
+            bytes(order.klass),
+            bytes(order.strength),
+            _POINT_BYTES,
+        )
+        if found is None:
+            raise SearchAborted(self.node_limit)
+        values, nodes = found
+        self.nodes += nodes
+        return dict(values)
 
     # --- search --------------------------------------------------------------------------------
 

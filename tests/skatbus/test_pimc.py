@@ -21,7 +21,7 @@ from skatbus.bots import observe
 from skatbus.heuristic import HeuristicBot
 from skatbus.local import play_table
 from skatbus.pimc.bot import PimcBot
-from skatbus.pimc.solver import Position, SearchAborted, Solver, _legal
+from skatbus.pimc.solver import HAVE_CORE, Position, SearchAborted, Solver, _legal
 from skatbus.pimc.worlds import hand_sizes, sample
 from tests.protocol.test_views import _walk
 
@@ -71,11 +71,15 @@ def _endgames(count: int) -> Iterator[tuple[Deal, bool]]:
                 return
 
 
+CORES = [False, pytest.param(True, marks=pytest.mark.skipif(not HAVE_CORE, reason="the C core is not built"))]
+
+
+@pytest.mark.parametrize("use_core", CORES, ids=["python", "c"])
 @pytest.mark.parametrize("case", range(4))
-def test_the_solver_agrees_with_plain_minimax(case: int) -> None:
+def test_the_solver_agrees_with_plain_minimax(case: int, use_core: bool) -> None:
     for deal, null in list(_endgames(40))[case * 10 : case * 10 + 10]:
         assert deal.to_move is not None and deal.declarer is not None
-        solver = Solver(deal.order, deal.declarer, null)
+        solver = Solver(deal.order, deal.declarer, null, use_core=use_core)
         position = Position(deal.hands, deal.trick, deal.to_move, deal.declarer, deal.order, null)
         values = solver.move_values(position)
         assert set(values) == set(C.cards_of(deal.legal_cards()))
@@ -84,19 +88,37 @@ def test_the_solver_agrees_with_plain_minimax(case: int) -> None:
             hands[deal.to_move] ^= 1 << card
             assert value == _after(deal, hands, [*deal.trick, card], deal.to_move, null), (repr(deal), card)
         for target in (1, 20, 45):
-            reached = Solver(deal.order, deal.declarer, null).move_reaches(position, target)
+            reached = Solver(deal.order, deal.declarer, null, use_core=use_core).move_reaches(position, target)
             for card, value in values.items():
                 assert reached[card] == (value >= 1 if null else value >= target)
 
 
-def test_a_node_limit_stops_a_search() -> None:
+@pytest.mark.parametrize("use_core", CORES, ids=["python", "c"])
+def test_a_node_limit_stops_a_search(use_core: bool) -> None:
     deal = Deal(*deal_from_seed("big"))
     for text in ("bid 18", "pass", "pass", "declare grand"):
         deal.push_text(text)
     assert deal.to_move is not None and deal.declarer is not None
-    solver = Solver(deal.order, deal.declarer, node_limit=2000)
+    solver = Solver(deal.order, deal.declarer, node_limit=2000, use_core=use_core)
     with pytest.raises(SearchAborted):
-        solver.value(Position(deal.hands, [], deal.to_move, deal.declarer, deal.order))
+        solver.move_values(Position(deal.hands, [], deal.to_move, deal.declarer, deal.order))
+
+
+@pytest.mark.skipif(not HAVE_CORE, reason="the C core is not built")
+def test_the_c_core_agrees_with_the_python_solver_on_whole_deals() -> None:
+    """From the first card on: exact values from both searches, for every kind of game."""
+    for seed in range(6):
+        deal = Deal(*deal_from_seed(f"whole{seed}"))
+        for text in ("bid 18", "pass", "pass", f"declare {GAMES['CSHDGN'[seed]]}"):
+            deal.push_text(text)
+        for _ in range(random.Random(seed).choice((9, 12))):  # three or four tricks in
+            deal.push(deal.legal_actions()[0])
+        assert deal.to_move is not None and deal.declarer is not None
+        null = deal.declaration is not None and deal.declaration.game == "N"
+        position = Position(deal.hands, deal.trick, deal.to_move, deal.declarer, deal.order, null)
+        fast = Solver(deal.order, deal.declarer, null, use_core=True).move_values(position)
+        slow = Solver(deal.order, deal.declarer, null, use_core=False).move_values(position)
+        assert fast == slow
 
 
 @pytest.mark.parametrize("seed", range(4))
