@@ -16,6 +16,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.replay_cli",
     "skatbus.report_cli",
     "skatbus.check_bot",
+    "skatbus.ratings_cli",
 )
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""

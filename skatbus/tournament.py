@@ -55,6 +55,7 @@ from services.store import (
 from .bots import make_bot
 from .errors import UsageError
 from .player import RemotePlayer
+from .ratings import write_ratings
 
 STREAM = "SKATTOUR"
 
@@ -419,6 +420,8 @@ async def _finish(
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
     refused = {p.player: len(p.rejections) for p in players}
     results = write_results(config, state, table_logs, out_dir / tid, refused=refused)
+    # Ratings across every tournament in out_dir, rebuilt from the archives with this one in.
+    results["files"]["ratings"] = str(await asyncio.to_thread(write_ratings, out_dir))
     logs.get(command="tournament").info("tournament_finished", tournament=tid, tables=len(state.tables))
     return results
 

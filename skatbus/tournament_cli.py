@@ -436,6 +436,8 @@ async def _tournament(
     print(
         f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)"
     )
+    if "ratings" in files:
+        print(f"Ratings: {files['ratings']} (across every tournament here: skat ratings --runs {args.out})")
     if intro:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
         print(
