@@ -8,8 +8,6 @@ the pure engine, so a bot cannot tell (and cannot cheat) either way.
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -17,6 +15,8 @@ from protocol.commands import Bid, Command
 from protocol.table import TableState
 from protocol.views import view
 from protocol.wire import Update
+
+from .seeding import decision_rng
 
 
 class Bot(Protocol):
@@ -28,14 +28,6 @@ class Bot(Protocol):
 def observe(state: TableState, seat: int) -> Update:
     """The observation ``seat`` gets when it is its turn, built from a local table state."""
     return Update(view=view(state, seat), your_turn=True, index=state.events)
-
-
-def decision_rng(seed: str, obs: Update) -> random.Random:
-    """A random source for one decision, from (seed, table, log position, seat) only: so a
-    bot's choices never depend on timing or on the order it sees its tables in, and a
-    tournament with a given seed plays the same way twice, over the bus or in the pure engine."""
-    key = f"{seed}/{obs.view.table}/{obs.index}/{obs.view.seat}".encode()
-    return random.Random(int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big"))
 
 
 class RandomBot:

@@ -27,8 +27,8 @@ from protocol.commands import PLAY, Command, PlayCard
 from protocol.knowledge import RAMSCH, Knowledge
 from protocol.wire import Update
 
-from ..bots import decision_rng
 from ..heuristic import HeuristicBot
+from ..seeding import decision_rng
 from .solver import HAVE_CORE, Position, SearchAborted, Solver
 from .worlds import sample
 
