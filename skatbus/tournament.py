@@ -419,7 +419,8 @@ async def _finish(
     if not state.done:
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
     refused = {p.player: len(p.rejections) for p in players}
-    results = write_results(config, state, table_logs, out_dir / tid, refused=refused)
+    # Files are written off the event loop (an archive can be large); bots may still be running.
+    results = await asyncio.to_thread(write_results, config, state, table_logs, out_dir / tid, refused)
     # Ratings across every tournament in out_dir, rebuilt from the archives with this one in.
     results["files"]["ratings"] = str(await asyncio.to_thread(write_ratings, out_dir))
     logs.get(command="tournament").info("tournament_finished", tournament=tid, tables=len(state.tables))
