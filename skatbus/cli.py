@@ -17,6 +17,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.report_cli",
     "skatbus.check_bot",
     "skatbus.ratings_cli",
+    "skatbus.web.cli",
 )
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""

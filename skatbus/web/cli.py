@@ -1,0 +1,318 @@
+"""``skat web`` (watch, and play at the seats it is given) and ``skat play`` (a table against
+the bots, on a local stack, in the browser).
+
+Both run until Ctrl-C or SIGTERM and then close the page's streams, their connections and,
+for ``skat play``, the local stack (by PID). Mistakes in what they are given are one line and
+exit code 2 (``UsageError``), found before anything starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import ssl
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from protocol.subjects import check_token
+from services import logs
+from services.connection import ConnectionSettings, connect_patience, from_args, read_credentials
+from services.connection import add_arguments as add_connection_arguments
+
+from ..errors import UsageError
+from .server import DEFAULT_PORT, WebServer, is_loopback
+
+
+def register(sub: Any) -> None:
+    web = sub.add_parser(
+        "web",
+        help="a web page: the open tables and tournaments live, and seats for people (http://127.0.0.1:8470)",
+        description="Serve a page that lists the open tables and running tournaments and shows any of them live "
+        "(hands hidden as the public feed hides them). With --seat PLAYER a person plays as PLAYER in the browser, "
+        "through that player's own subjects and credentials.",
+    )
+    add_connection_arguments(
+        web, "the server the services run on (default: $SKAT_NATS_URL, else nats://127.0.0.1:4222)"
+    )
+    _listen_arguments(web)
+    web.add_argument(
+        "--auth",
+        default=None,
+        metavar="DIR",
+        help="the users `skat auth --out DIR` wrote: watch as the services user, seat each --seat with DIR/<PLAYER>.nk",
+    )
+    web.add_argument(
+        "--seat",
+        action="append",
+        default=[],
+        metavar="PLAYER",
+        help="let a person play as PLAYER (repeatable); the page to open is printed at start",
+    )
+    web.add_argument(
+        "--seat-creds",
+        default=None,
+        metavar="FILE",
+        help="the seat's credentials file (one --seat; not with --auth, which has them)",
+    )
+    web.set_defaults(handler=web_main)
+
+    play = sub.add_parser(
+        "play",
+        help="play Skat in the browser against bots (starts a local stack, a table and the page)",
+        description="Start a local nats-server and the services, open a table with you and the bots, and serve the "
+        "page you play it on. You play through exactly the protocol and permissions of a remote bot.",
+    )
+    play.add_argument(
+        "--vs",
+        default="heuristic,heuristic",
+        metavar="BOT,BOT",
+        help="the other seats' bots (two, or three with --players 4)",
+    )
+    play.add_argument("--player", default="you", help="your player id (default: you)")
+    play.add_argument("--rounds", type=int, default=1, help="rounds to play (a round is one deal per player)")
+    play.add_argument("--turn-seconds", type=float, default=120.0, help="seconds you (and the bots) have for each move")
+    play.add_argument("--kontra", action="store_true", help="allow Kontra and Re")
+    play.add_argument("--players", type=int, choices=[3, 4], default=3, help="players at the table")
+    play.add_argument(
+        "--auth",
+        default=None,
+        metavar="DIR",
+        help="run the stack with the users `skat auth` wrote there (you play as DIR/<PLAYER>.nk)",
+    )
+    _listen_arguments(play)
+    play.set_defaults(handler=play_main)
+
+
+def _listen_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--listen",
+        default=f"127.0.0.1:{DEFAULT_PORT}",
+        metavar="HOST:PORT",
+        help=f"where the page is served (default 127.0.0.1:{DEFAULT_PORT}; port 0: a free one); beyond loopback "
+        "it needs --tls-cert and --tls-key, and every page the access token",
+    )
+    p.add_argument(
+        "--tls-cert", default=None, metavar="FILE", help="serve the page over HTTPS with this certificate (PEM)"
+    )
+    p.add_argument("--tls-key", default=None, metavar="FILE", help="... and its private key")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a server that does not answer after this long; 0: wait for ever (default: $SKAT_CONNECT_TIMEOUT, else 10)",
+    )
+
+
+def _listen(args: argparse.Namespace) -> tuple[str, int, ssl.SSLContext | None]:
+    """(host, port, TLS) of ``--listen``/``--tls-*``; beyond loopback only with TLS."""
+    host, sep, port_text = args.listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) < 65536:
+        raise UsageError(f"--listen {args.listen!r}: want HOST:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise UsageError("--tls-cert and --tls-key go together")
+    tls = None
+    if args.tls_cert:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            tls.load_cert_chain(args.tls_cert, args.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise UsageError(f"--tls-cert/--tls-key: cannot use them ({exc.__class__.__name__})") from None
+    if not is_loopback(host) and tls is None:
+        raise UsageError(
+            f"--listen {args.listen}: beyond loopback the page is served over HTTPS only (give --tls-cert and --tls-key)"
+        )
+    return host, int(port_text), tls
+
+
+def _player(text: str, flag: str) -> str:
+    try:
+        return check_token("player", text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def web_main(args: argparse.Namespace) -> int:
+    """``skat web``: connect, serve, print the address (and each seat's), until a signal."""
+    host, port, tls = _listen(args)
+    seats_given = [_player(p, "--seat") for p in args.seat]
+    if args.seat_creds and len(seats_given) != 1:
+        raise UsageError("--seat-creds is for one --seat; with more, use --auth DIR")
+    if args.auth and (args.creds or args.seat_creds):
+        raise UsageError("--auth DIR has the credentials: give neither --creds nor --seat-creds")
+    if args.connect_timeout is not None and args.connect_timeout < 0:
+        raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
+    seats: dict[str, ConnectionSettings] = {}
+    if args.auth:
+        from services.auth import load_auth
+
+        auth = load_auth(args.auth)
+        url = args.nats or None
+        settings = auth.settings(url=url)
+        for player in seats_given:
+            seats[player] = auth.settings(player, url)
+    else:
+        given = from_args(args)
+        assert given is not None
+        settings = given
+        for player in seats_given:
+            creds = read_credentials(args.seat_creds) if args.seat_creds else None
+            seats[player] = ConnectionSettings(settings.servers, creds, settings.tls_ca)
+    server = WebServer(settings, host, port, seats=seats, tls=tls)
+    patience = connect_patience(args.connect_timeout)
+
+    async def work(stop: asyncio.Event) -> int:
+        url = await server.start(patience)
+        print(f"skat web: {url} (Ctrl-C stops it)", flush=True)
+        for player in seats:
+            print(f"  play as {player}: {server.seat_url(player)}", flush=True)
+        await stop.wait()
+        return 0
+
+    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
+    return _until_signal(work, server.stop)
+
+
+def _until_signal(work: Callable[[asyncio.Event], Awaitable[int]], cleanup: Callable[[], Awaitable[None]]) -> int:
+    """Run ``work`` until it ends or SIGINT/SIGTERM comes; ``cleanup`` runs either way."""
+
+    async def main() -> int:
+        stop = asyncio.Event()
+        received: list[int] = []
+        loop = asyncio.get_running_loop()
+
+        def on_signal(signum: int) -> None:
+            received.append(signum)
+            stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal, sig)
+        task = asyncio.ensure_future(work(stop))
+        waiter = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            while not task.done():
+                task.cancel()
+                await asyncio.wait({task}, timeout=0.5)
+        finally:
+            waiter.cancel()
+            await cleanup()
+        if received:
+            return 128 + received[0] if not task.done() or task.cancelled() else task.result()
+        return task.result()
+
+    try:
+        import uvloop
+
+        return uvloop.run(main())
+    except ImportError:
+        return asyncio.run(main())
+
+
+# --- skat play -----------------------------------------------------------------------------------
+
+
+def play_main(args: argparse.Namespace) -> int:
+    """``skat play``: a local stack, a table of you and the bots, and the page to play it on."""
+    from protocol.rules import Rules
+    from protocol.wire import OpenTable
+
+    from ..bots import BOTS
+
+    host, port, tls = _listen(args)
+    player = _player(args.player, "--player")
+    bots = [b.strip() for b in args.vs.split(",") if b.strip()]
+    if len(bots) != args.players - 1:
+        raise UsageError(
+            f"--vs names {len(bots)} bots for the {args.players - 1} other seats of a {args.players}-player table"
+        )
+    for bot in bots:
+        if bot not in BOTS:
+            raise UsageError(f"--vs: unknown bot {bot!r}; built-in bots: {', '.join(sorted(BOTS))}")
+    if args.rounds < 1:
+        raise UsageError(f"--rounds must be at least 1, not {args.rounds}")
+    try:
+        rules = Rules(rounds=args.rounds, players=args.players, turn_seconds=args.turn_seconds, kontra=args.kontra)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    ids: list[str] = []
+    for bot in bots:
+        pid, n = bot, 2
+        while pid in ids or pid == player:
+            pid, n = f"{bot}-{n}", n + 1
+        ids.append(pid)
+    if args.auth:
+        from services.auth import load_auth
+
+        load_auth(args.auth).seed_file(player)  # a player the server would refuse: one line, now
+    table = f"play-{secrets.token_hex(4)}"
+    request = OpenTable(table=table, players=[player, *ids], rules=rules, seed=secrets.token_hex(16))
+    state: dict[str, Any] = {}
+    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
+
+    async def work(stop: asyncio.Event) -> int:
+        from services.connection import open_connection
+        from services.main import LocalStack
+
+        from ..bots import make_bot
+        from ..player import RemotePlayer
+        from ..tournament import _open
+
+        stack = LocalStack(auth_dir=args.auth)
+        state["stack"] = stack
+        await stack.__aenter__()
+        seat = stack.auth.settings(player, stack.server.url) if stack.auth is not None else stack.settings
+        server = WebServer(stack.settings, host, port, seats={player: seat}, tls=tls)
+        state["web"] = server
+        await server.start(connect_patience(args.connect_timeout))
+        nc = await open_connection(stack.settings, patience=10.0, name="skat-play")
+        state["nc"] = nc
+        players = [RemotePlayer(nc, pid, make_bot(bot, f"{request.seed}/{pid}")) for pid, bot in zip(ids, bots)]
+        state["bots"] = players
+        for p in players:
+            await p.start()
+        closed = asyncio.Event()
+
+        async def on_closed(msg: Any) -> None:
+            closed.set()
+
+        await nc.subscribe(f"skat.log.{table}.table_closed", cb=on_closed)
+        reply = await _open(nc, request)
+        if not reply.ok:
+            raise RuntimeError(f"cannot open {table}: {reply.reason}")
+        print(
+            f"Table {table}: {player} (you) against {', '.join(ids)}; {rules.deals} deals, {rules.turn_seconds:g} s a move."
+        )
+        print(f"Open this in your browser to play:\n  {server.seat_url(player)}")
+        print(f"(watch all tables: {server.url}/ ; Ctrl-C stops everything)", flush=True)
+        closed_wait = asyncio.ensure_future(closed.wait())
+        stop_wait = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({closed_wait, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+        closed_wait.cancel()
+        stop_wait.cancel()
+        if closed.is_set():
+            print(f"The table is closed. Replay it: {server.url}/replay/{table} (until you stop skat play)", flush=True)
+            await stop.wait()
+        return 0
+
+    async def cleanup() -> None:
+        for p in state.get("bots", []):
+            with contextlib.suppress(Exception):
+                await p.stop()
+        if "nc" in state:
+            with contextlib.suppress(Exception):
+                await state["nc"].close()
+        if "web" in state:
+            await state["web"].stop()
+        if "stack" in state:
+            await state["stack"].__aexit__(None, None, None)
+
+    code = _until_signal(work, cleanup)
+    print("skat play: stopped", file=sys.stderr, flush=True)
+    return code

@@ -1,0 +1,341 @@
+// skat web: the live pages. Everything shown comes from the server's event stream, which
+// sends only what the page's reader may see (a spectator's view, or the seat's own updates);
+// this script draws it and, on a seat, sends the player's choice among the legal actions.
+"use strict";
+const SUITS = { C: "\u2663", S: "\u2660", H: "\u2665", D: "\u2666" };
+const RANKS = { T: "10" };
+const GAMES = { C: "Clubs", S: "Spades", H: "Hearts", D: "Diamonds", G: "Grand", N: "Null" };
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const kid of kids) e.append(kid);
+  return e;
+}
+function cardEl(code, extra) {
+  const red = code[0] === "H" || code[0] === "D";
+  const rank = RANKS[code[1]] || code[1];
+  return el("div", { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), "data-card": code, title: code },
+    el("span", { class: "r" }, rank), el("span", { class: "s" }, SUITS[code[0]]));
+}
+function backEl() { return el("div", { class: "card back" }); }
+function fill(id, ...kids) { const e = document.getElementById(id); e.replaceChildren(...kids); return e; }
+function name(e) { return e.type.split("/")[0]; }
+function gameText(g) {
+  if (!g) return "";
+  const words = [GAMES[g.game] || g.game];
+  if (g.hand) words.push("hand");
+  if (g.schneider) words.push("schneider announced");
+  if (g.schwarz) words.push("schwarz announced");
+  if (g.ouvert) words.push("ouvert");
+  return words.join(" ");
+}
+function actionText(a) {
+  switch (a.type) {
+    case "bid": return "bid " + a.value;
+    case "hold": return "hold";
+    case "pass": return "pass";
+    case "pickup": return "pick up the skat";
+    case "declare": return gameText(Object.assign({ hand: false }, a));
+    case "kontra": return "Kontra";
+    case "re": return "Re";
+    case "show": return "show my cards";
+    case "resign": return "resign";
+    case "discard": return "discard " + a.cards.join(" ");
+    case "play": return "play " + a.card;
+  }
+  return a.type;
+}
+function status(text) { const s = document.getElementById("status"); if (s) s.textContent = text; }
+function stream(url, onMessage) {
+  const source = new EventSource(url);
+  source.onopen = () => status("live");
+  source.onmessage = e => onMessage(JSON.parse(e.data));
+  source.onerror = () => status("reconnecting…");
+  return source;
+}
+
+// --- the lobby -------------------------------------------------------------------------------
+
+function lobby() {
+  stream("/events/lobby", m => {
+    fill("tables", ...(m.tables.length ? m.tables.map(t => el("li", { "data-table": t.table },
+      el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table), " \u2014 " + t.players.join(", ")))
+      : [el("li", { class: "hint" }, "no open tables")]));
+    fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id },
+      el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
+      " \u2014 " + t.entrants.join(", ") + ": " + t.finished + "/" + t.tables + " tables finished" + (t.done ? " (done)" : "")))
+      : [el("li", { class: "hint" }, "no tournaments")]));
+    document.getElementById("seatsbox").classList.toggle("hidden", !m.seats.length);
+    fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p))));
+  });
+}
+
+// --- a tournament ----------------------------------------------------------------------------
+
+function tournament() {
+  const tid = decodeURIComponent(location.pathname.split("/")[2]);
+  document.getElementById("title").textContent = "Tournament " + tid;
+  stream("/events/tournament/" + encodeURIComponent(tid), m => {
+    fill("where", m.deals + "/" + m.of + " deals" + (m.done ? " \u2014 finished" : ""));
+    document.body.dataset.deals = m.deals;
+    fill("standings", el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", { class: "num" }, "Seeger-Fabian"),
+      el("th", { class: "num" }, "per deal"), el("th", { class: "num" }, "deals"), el("th", { class: "num" }, "games won")),
+      ...m.standings.map((s, i) => el("tr", { "data-player": s.player }, el("td", {}, String(i + 1)), el("td", {}, s.player),
+        el("td", { class: "num" }, String(s.seeger_fabian)), el("td", { class: "num" }, s.per_deal.toFixed(1)),
+        el("td", { class: "num" }, String(s.deals)), el("td", { class: "num" }, String(s.won)))));
+    fill("ttables", el("tr", {}, el("th", {}, "table"), el("th", {}, "seats"), el("th", { class: "num" }, "deals"), el("th", {}, "")),
+      ...m.tables.map(t => el("tr", { "data-table": t.table },
+        el("td", {}, el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table)), el("td", {}, t.players.join(", ")),
+        el("td", { class: "num" }, t.deals + "/" + t.of),
+        el("td", {}, t.closed ? el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay") : "playing"))));
+  });
+}
+
+// --- a table, watched or played --------------------------------------------------------------
+
+const T = { spec: null, seat: null, answered: -1, picked: [], pending: false, firstSeen: new Map() };
+
+function table() {
+  const parts = location.pathname.split("/");
+  const playing = parts[1] === "play";
+  const who = decodeURIComponent(parts[2]);
+  if (playing) {
+    T.player = who;
+    document.body.dataset.mode = "seat";
+    stream("/events/play/" + encodeURIComponent(who), m => {
+      if (m.kind === "seat") {
+        T.seat = m;
+        if (m.update.index > T.answered) T.pending = false;
+      } else if (m.kind === "table" && (!T.seat || !m.view || m.view.table === T.seat.table)) T.spec = m;
+      render();
+    });
+    setInterval(tickCountdown, 250);
+  } else {
+    document.body.dataset.mode = "spectator";
+    stream("/events/table/" + encodeURIComponent(who), m => { T.spec = m; render(); });
+  }
+}
+
+function dealEvents(v) { return (v && v.history) || []; }
+
+function mySeat() {
+  return T.seat ? T.seat.update.view.seat : -1;
+}
+
+function myHand(v) {
+  // The seat's own cards as its newest update says, less what it played since (on the public view).
+  if (!T.seat) return [];
+  const u = T.seat.update.view;
+  let hand = u.hand || [];
+  if (v && v.deal === u.deal) {
+    const played = new Set(dealEvents(v).filter(e => name(e) === "card_played").map(e => e.card));
+    hand = hand.filter(c => !played.has(c));
+  }
+  return hand;
+}
+
+function render() {
+  const spec = T.spec;
+  const v = spec && spec.view ? spec.view : (T.seat ? T.seat.update.view : null);
+  if (!v) return;
+  document.body.dataset.index = spec ? spec.index : 0;
+  document.title = "skatbus: " + v.table;
+  document.getElementById("title").textContent = "Table " + v.table + (T.player ? " \u2014 you are " + T.player : "");
+  fill("where", "deal " + v.deal + (spec && spec.deals ? " of " + spec.deals : "") + " \u2014 " +
+       (spec && spec.closed ? "table closed" : v.phase.replace("_", " ")));
+  const events = dealEvents(v);
+  const dealt = events.find(e => name(e) === "deal_dealt");
+  const inDeal = dealt ? dealt.seats : v.players.map((_, i) => i);
+  const me = mySeat();
+  const played = new Map();
+  for (const e of events) if (name(e) === "card_played") played.set(e.seat, (played.get(e.seat) || 0) + 1);
+  const over = ["between_deals", "closed"].includes(v.phase);
+  fill("seats", ...v.players.map((p, seat) => {
+    let cards;
+    const open = (v.open_cards || {})[String(seat)];
+    if (seat === me) cards = myHand(v).map(c => cardEl(c, handClass(c)));
+    else if (open) cards = open.map(c => cardEl(c));
+    else if (!inDeal.includes(seat) || over) cards = [];
+    else {
+      const n = 10 - (played.get(seat) || 0) + (v.declarer === seat && events.some(e => name(e) === "skat_taken") &&
+                !events.some(e => name(e) === "discarded") ? 2 : 0);
+      cards = Array.from({ length: Math.max(0, n) }, backEl);
+    }
+    const tags = [];
+    if (dealt && dealt.dealer === seat) tags.push(el("span", { class: "tag" }, "dealer"));
+    if (!inDeal.includes(seat)) tags.push(el("span", { class: "tag" }, "sits out"));
+    if (v.declarer === seat) tags.push(el("span", { class: "decl" }, "declarer"));
+    return el("div", { class: "seat" + (v.to_move === seat && !over ? " to-move" : "") + (seat === me ? " me" : ""), "data-seat": seat },
+      el("div", { class: "who" }, p + (seat === me ? " (you)" : ""), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
+  }));
+  // The skat: the declarer's own after the pickup; face down otherwise while the deal is on.
+  const ownSkat = T.seat && T.seat.update.view.deal === v.deal ? (T.seat.update.view.skat || []) : [];
+  const discarded = T.seat && T.seat.update.view.deal === v.deal ? (T.seat.update.view.discarded || []) : [];
+  fill("skatlabel", discarded.length ? "you put away" : (ownSkat.length ? "the skat you took" : "skat"));
+  fill("skat", ...(discarded.length ? discarded.map(c => cardEl(c)) : ownSkat.length ? ownSkat.map(c => cardEl(c))
+       : (dealt && !events.some(e => name(e) === "skat_taken") && !over ? [backEl(), backEl()] : [])));
+  // The trick on the table, with who played each card.
+  let current = [];
+  for (const e of events) {
+    if (name(e) === "trick_taken" || name(e) === "deal_dealt") current = [];
+    else if (name(e) === "card_played") current.push(e);
+  }
+  fill("trick", ...(current.length ? current.map(e => el("div", { class: "slot" }, cardEl(e.card), el("div", {}, v.players[e.seat])))
+       : [el("div", { class: "empty" }, v.phase === "playing" ? "no card yet" : "no trick on the table")]));
+  fill("declaration", v.game ? gameText(v.game) + " \u2014 " + v.players[v.declarer] + ", bid " + v.bid +
+       (v.kontra ? ", Kontra" : "") + (v.re ? ", Re" : "") : (v.declarer != null ? v.players[v.declarer] + " won the bidding at " + v.bid : "not declared yet"));
+  fill("bidding", ...events.map(e => biddingLine(e, v)).filter(x => x).map(t => el("li", {}, t)));
+  const now = Date.now();
+  fill("tricks", ...events.filter(e => name(e) === "trick_taken").map(e => {
+    const key = v.deal + ":" + e.trick;
+    if (!T.firstSeen.has(key)) T.firstSeen.set(key, now);
+    return el("li", { "data-deal": v.deal, "data-trick": e.trick, "data-shown-at": T.firstSeen.get(key) },
+      ...e.cards.map(c => cardEl(c)), " " + v.players[e.seat] + " takes " + e.points);
+  }));
+  renderSheet(spec, v);
+  renderActions(v);
+}
+
+function biddingLine(e, v) {
+  const p = v.players[e.seat];
+  switch (name(e)) {
+    case "bid": return p + " bids " + e.value;
+    case "hold": return p + " holds " + e.value;
+    case "pass": return p + " passes";
+    case "bidding_won": return p + " wins the bidding at " + e.value;
+    case "all_passed": return "everybody passed" + (e.ramsch ? ": Ramsch" : "");
+    case "skat_taken": return p + " picks up the skat";
+    case "discarded": return p + " puts two cards away";
+    case "game_declared": return p + " declares " + gameText(e.game);
+    case "kontra": return p + ": Kontra";
+    case "re": return p + ": Re";
+    case "cards_shown": return p + " shows the cards";
+    case "resigned": return p + " resigns";
+    case "timed_out": return p + " ran out of time";
+    case "deal_ended": return "the deal ends (" + e.reason.replaceAll("_", " ") + ")";
+  }
+  return null;
+}
+
+function renderSheet(spec, v) {
+  const rows = spec ? spec.sheet : [];
+  const head = el("tr", {}, el("th", {}, "deal"), el("th", {}, "game"), ...v.players.map(p => el("th", { class: "num" }, p)));
+  const body = rows.map(r => {
+    const res = r.result;
+    const what = res.kind === "game" ? v.players[res.declarer] + " " + gameText(res.game) + (res.won ? " won " : " lost ") + res.game_score
+      : res.kind === "ramsch" ? "Ramsch" : "passed in";
+    return el("tr", { "data-deal": r.deal }, el("td", {}, String(r.deal)), el("td", {}, what),
+      ...r.totals.map(t => el("td", { class: "num" }, String(t))));
+  });
+  const sf = el("tr", {}, el("td", {}, ""), el("td", {}, "Seeger-Fabian"), ...(v.seeger_fabian || []).map(t => el("td", { class: "num" }, String(t))));
+  fill("sheet", head, ...body, ...(rows.length ? [sf] : []));
+}
+
+// --- the seat's move -------------------------------------------------------------------------
+
+function prompt() {
+  if (!T.seat || T.pending) return null;
+  const u = T.seat.update;
+  return u.your_turn && u.index > Math.max(T.answered, T.seat.answered) ? u : null;
+}
+
+function handClass(c) {
+  const u = prompt();
+  if (!u) return "";
+  const legal = u.view.legal || [];
+  if (legal.some(a => a.type === "play" && a.card === c)) return "legal";
+  if (legal.some(a => a.type === "discard")) return "legal" + (T.picked.includes(c) ? " picked" : "");
+  return "";
+}
+
+function renderActions(v) {
+  const box = document.getElementById("actions");
+  const u = prompt();
+  box.classList.toggle("hidden", !T.seat);
+  if (!T.seat) return;
+  document.body.dataset.yourTurn = u ? "1" : "0";
+  document.body.dataset.prompt = u ? u.index : -1;
+  if (!u) {
+    fill("prompt", T.pending ? "sent; waiting for the table…" : (v.phase === "closed" ? "the table is closed" : "waiting for the others…"));
+    fill("buttons");
+    fill("countdown");
+    return;
+  }
+  const legal = u.view.legal || [];
+  const buttons = [];
+  const bids = legal.filter(a => a.type === "bid").slice(0, 8);
+  for (const a of legal) {
+    if (a.type === "play" || a.type === "discard" || (a.type === "bid" && !bids.includes(a))) continue;
+    buttons.push(actionButton(a, a.type === "pass" ? "" : "main"));
+  }
+  if (legal.some(a => a.type === "discard")) {
+    const ok = T.picked.length === 2 && legal.some(a => a.type === "discard" && a.cards.every(c => T.picked.includes(c)));
+    const b = el("button", { class: "main", id: "discard", "data-action": JSON.stringify({ type: "discard", cards: T.picked }) },
+      "put away " + (T.picked.length ? T.picked.join(" ") : "(pick two cards)"));
+    b.disabled = !ok;
+    b.onclick = () => send({ type: "discard", cards: T.picked.slice() });
+    buttons.push(b);
+  }
+  if (u.view.phase === "playing") {
+    if (u.view.declarer === u.view.seat && !(u.view.open_cards || {})[String(u.view.seat)]) buttons.push(actionButton({ type: "show" }, ""));
+    buttons.push(actionButton({ type: "resign" }, ""));
+  }
+  fill("prompt", legal.some(a => a.type === "play") ? "your turn: click a card" :
+       legal.some(a => a.type === "discard") ? "pick two cards to put away" : "your turn");
+  fill("buttons", ...buttons);
+  for (const c of document.querySelectorAll('[data-hand="' + u.view.seat + '"] .card.legal')) c.onclick = () => clickCard(c.dataset.card);
+  tickCountdown();
+}
+
+function actionButton(a, cls) {
+  const b = el("button", { class: cls, "data-action": JSON.stringify(a) }, actionText(a));
+  b.onclick = () => send(a);
+  return b;
+}
+
+function clickCard(c) {
+  const u = prompt();
+  if (!u) return;
+  const legal = u.view.legal || [];
+  if (legal.some(a => a.type === "play" && a.card === c)) { send({ type: "play", card: c }); return; }
+  if (legal.some(a => a.type === "discard")) {
+    T.picked = T.picked.includes(c) ? T.picked.filter(x => x !== c) : T.picked.concat([c]).slice(-2);
+    render();
+  }
+}
+
+async function send(action) {
+  const u = prompt();
+  if (!u) return;
+  T.pending = true;
+  T.answered = u.index;
+  T.picked = [];
+  render();
+  let reply;
+  try {
+    const r = await fetch("/play/" + encodeURIComponent(T.player) + "/" + encodeURIComponent(T.seat.table), {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Skat": "1" }, body: JSON.stringify(action),
+      credentials: "same-origin",
+    });
+    reply = await r.json();
+  } catch (err) {
+    reply = { ok: false, reason: String(err) };
+  }
+  if (!reply.ok) { T.pending = false; T.answered = -1; }
+  fill("reply", reply.ok ? "" : "refused: " + (reply.reason || reply.code));
+  render();
+}
+
+function tickCountdown() {
+  const u = prompt();
+  const c = document.getElementById("countdown");
+  if (!c) return;
+  if (!u || !u.deadline) { c.textContent = ""; return; }
+  const left = Math.max(0, u.deadline - Date.now() / 1000);
+  c.textContent = left.toFixed(0) + " s left";
+  c.classList.toggle("late", left < 5);
+}
+
+const PAGES = { lobby, tournament, table };
+PAGES[document.body.dataset.page]();
