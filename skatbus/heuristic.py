@@ -458,6 +458,8 @@ def _best_plan(
                 if ouvert and not safe:
                     p *= 0.5  # open cards let the defenders find every weakness
             value = NULL_VALUES[(False, ouvert)]
+            if value < bid:
+                continue  # a null worth less than the bid cannot be declared at all
         else:
             p = win_chance(game, kept, forehand, "post", skat_points=pts)
             value = estimated_value(game, twelve, False)
@@ -465,7 +467,9 @@ def _best_plan(
         key = (value >= bid, sf_expectation(p, max(value, bid)))
         if best_key is None or key > best_key:
             best_key, best = key, Plan(game, (a, b), key[1], ouvert)
-    assert best is not None
+    if best is None:  # only nulls below the bid were offered: a suit or grand is legal (if lost)
+        suits = ((g, a, b, kept) for g in "CSHDG" for a, b, kept in _discards(twelve, g))
+        return _best_plan(suits, twelve, bid, forehand, judge_null_ouvert=False)
     return best
 
 

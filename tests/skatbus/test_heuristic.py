@@ -296,3 +296,14 @@ def test_evaluate_main_prints_a_table(capsys: pytest.CaptureFixture[str]) -> Non
 def test_evaluate_rejects_unknown_bots() -> None:
     with pytest.raises(ValueError):
         evaluate(["heuristic", "nobody", "random"], deals=3)
+
+
+def test_a_null_worth_less_than_the_bid_is_never_planned() -> None:
+    """Null's value is fixed, so a null below the bid cannot be declared at all (found by the
+    fallback log in a duplicate run: "chose declare null ouvert, which is not legal")."""
+    twelve = C.parse("C7 C8 C9 S7 S8 S9 H7 H8 H9 D7 D8 D9")  # a perfect null hand
+    assert H.plan_game(twelve, 46, forehand=True).game == "N"
+    plan = H.plan_game(twelve, 48, forehand=True)
+    assert plan.game != "N"
+    twelve_after = twelve & ~C.mask(plan.discard)
+    assert C.count(twelve_after) == 10
