@@ -412,6 +412,9 @@ async def _tournament(
                 f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five "
                 "services (dealer, bidding, play, scoring, views)."
             )
+            if args.auth is None:  # with --auth the page would need the services user's key file
+                url = safe_servers(settings.servers, scheme=True)
+                print(f"Watch it in a browser: .venv/bin/skat web --nats {url} (in another terminal)")
     assert settings is not None
     nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
     try:

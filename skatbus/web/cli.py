@@ -140,6 +140,7 @@ def _player(text: str, flag: str) -> str:
 
 def web_main(args: argparse.Namespace) -> int:
     """``skat web``: connect, serve, print the address (and each seat's), until a signal."""
+    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))  # before any logger is bound
     host, port, tls = _listen(args)
     seats_given = [_player(p, "--seat") for p in args.seat]
     if args.seat_creds and len(seats_given) != 1:
@@ -175,7 +176,6 @@ def web_main(args: argparse.Namespace) -> int:
         await stop.wait()
         return 0
 
-    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     return _until_signal(work, server.stop)
 
 
