@@ -111,6 +111,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", default="runs", help="directory for the results (and, for the local stack, its store)")
     p.add_argument(
+        "--no-web",
+        dest="web",
+        action="store_false",
+        help="with the built-in stack, do not serve the live page (skat web) on a loopback port meanwhile",
+    )
+    p.add_argument(
         "--config",
         default=None,
         metavar="FILE",
@@ -392,6 +398,25 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
     print(f"interrupted; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
+async def _live_page(args: argparse.Namespace, settings: ConnectionSettings) -> Any:
+    """The live page (``skat web``) on a free loopback port while the built-in stack plays, so
+    that ``make run`` can be watched; None with ``--no-web`` or ``--auth`` (the page would need
+    the services user's key file: run ``skat web --auth DIR`` for that)."""
+    if not getattr(args, "web", True) or args.auth is not None:
+        return None
+    from .web.server import WebServer
+
+    page = WebServer(settings, "127.0.0.1", 0)
+    try:
+        url = await page.start(patience=5.0)
+    except Exception as exc:  # the page is a convenience: the tournament goes on without it
+        print(f"(the live page did not start: {exc})")
+        await page.stop()
+        return None
+    print(f"Watch it live in a browser: {url}")
+    return page
+
+
 async def _tournament(
     args: argparse.Namespace,
     intro: bool,
@@ -412,10 +437,8 @@ async def _tournament(
                 f"Started a local nats-server ({safe_servers(settings.servers, scheme=True)}) and the five "
                 "services (dealer, bidding, play, scoring, views)."
             )
-            if args.auth is None:  # with --auth the page would need the services user's key file
-                url = safe_servers(settings.servers, scheme=True)
-                print(f"Watch it in a browser: .venv/bin/skat web --nats {url} (in another terminal)")
     assert settings is not None
+    page = await _live_page(args, settings) if stack is not None and intro else None
     nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
     try:
         if args.resume:
@@ -433,6 +456,8 @@ async def _tournament(
         )
     finally:
         await nc.close()
+        if page is not None:
+            await page.stop()
     print()
     print(format_standings(results))
     files = results["files"]
