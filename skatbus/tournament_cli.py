@@ -471,7 +471,8 @@ async def _tournament(
         print(
             f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first}"
             f"\n      (or --summary, --verify, --html deal.html)"
-            "\n      plug in your bot    docs/protocol.md; .venv/bin/skat bot heuristic --player ID --nats URL;"
+            f"\n      a report page       .venv/bin/skat report {Path(files['results']).parent}"
+            "\n      plug in your bot    docs/bots.md, docs/protocol.md; .venv/bin/skat check-bot ID;"
             " examples/node-bot"
             "\n      a bigger one        .venv/bin/skat tournament --groups 10 --rounds 12"
         )
