@@ -57,6 +57,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a remote player, which connects by itself as player ID (skat bot ... --player ID, or your own bot) "
         "and takes the next seat, before the built-in bots; repeat it for more; :json for JSON updates",
     )
+    p.add_argument(
+        "--human",
+        action="store_true",
+        help="the --remote players are people: with the built-in stack, the live page gets a seat for each, "
+        "played in the browser with that player's own permissions (its address is printed)",
+    )
     p.add_argument("--id", default=None, help="tournament id (default: a new one, from the seed and the time)")
     p.add_argument(
         "--resume",
@@ -197,6 +203,12 @@ def _checked(path: str, key: str, value: Any, default: Any, action: argparse.Act
 
 def check_args(args: argparse.Namespace) -> None:
     """Numbers and combinations that cannot make a tournament, before anything is created."""
+    if args.human and not args.remote:
+        raise UsageError("--human seats people as the --remote players: give --remote ID for each")
+    if args.human and (args.nats or os.environ.get("SKAT_NATS_URL")):
+        raise UsageError("--human serves the seats from the built-in stack's page; with --nats run skat web --seat ID")
+    if args.human and not getattr(args, "web", True):
+        raise UsageError("--human needs the live page: drop --no-web")
     if args.resume is not None:
         try:
             check_token("tournament", args.resume)
@@ -398,22 +410,32 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
     print(f"interrupted; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
-async def _live_page(args: argparse.Namespace, settings: ConnectionSettings) -> Any:
-    """The live page (``skat web``) on a free loopback port while the built-in stack plays, so
-    that ``make run`` can be watched; None with ``--no-web`` or ``--auth`` (the page would need
-    the services user's key file: run ``skat web --auth DIR`` for that)."""
-    if not getattr(args, "web", True) or args.auth is not None:
+async def _live_page(args: argparse.Namespace, stack: Any) -> Any:
+    """The live page (``skat web``) on a free loopback port while the built-in stack plays, so a
+    run can be watched, with a seat for every ``--remote`` player with ``--human``; None with
+    ``--no-web`` (and no ``--human``)."""
+    humans = [r.partition(":")[0] for r in args.remote] if args.human else []
+    if not getattr(args, "web", True) and not humans:
         return None
     from .web.server import WebServer
 
-    page = WebServer(settings, "127.0.0.1", 0)
+    def seat(player: str) -> ConnectionSettings:
+        # A person plays as that player, with its own key where the stack has users.
+        auth = stack.auth
+        return auth.settings(player, stack.server.url) if auth is not None else stack.settings  # type: ignore[no-any-return]
+
+    page = WebServer(stack.settings, "127.0.0.1", 0, seats={p: seat(p) for p in humans})
     try:
         url = await page.start(patience=5.0)
-    except Exception as exc:  # the page is a convenience: the tournament goes on without it
-        print(f"(the live page did not start: {exc})")
+    except Exception as exc:  # without people at it, the page is a convenience: go on without it
         await page.stop()
+        if humans:
+            raise
+        print(f"(the live page did not start: {exc})")
         return None
     print(f"Watch it live in a browser: {url}")
+    for player in humans:
+        print(f"  {player} plays in the browser at: {page.seat_url(player)}")
     return page
 
 
@@ -438,7 +460,7 @@ async def _tournament(
                 "services (dealer, bidding, play, scoring, views)."
             )
     assert settings is not None
-    page = await _live_page(args, settings) if stack is not None and intro else None
+    page = await _live_page(args, stack) if stack is not None else None
     nc = await open_connection(settings, patience=connect_patience(args.connect_timeout), name="skat-tournament")
     try:
         if args.resume:
