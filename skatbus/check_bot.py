@@ -1182,8 +1182,17 @@ def handle(args: argparse.Namespace, out: TextIO | None = None) -> int:
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
+
+        def interrupt(times: int = 10) -> None:
+            # Cancelled again until it ends: on Python 3.11, a cancellation that meets an
+            # asyncio.wait_for whose inner future has just finished (nats-py's flush and
+            # requests) is lost, and the run would go on as if nothing happened.
+            if not task.done() and times > 0:
+                task.cancel()
+                loop.call_later(1.0, interrupt, times - 1)
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, interrupt)
         return await check(
             args.player,
             settings,

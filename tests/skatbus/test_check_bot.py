@@ -216,3 +216,39 @@ async def test_the_transcript_in_the_docs_is_what_a_run_records(stack: Stack) ->
     assert _normalised(recorded) == _normalised(documented), (
         "docs/protocol.md's transcript is out of date: python -m skatbus.check_bot --transcript --write docs/protocol.md"
     )
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.timeout(90)
+async def test_sigterm_stops_check_bot_and_its_embedded_stack() -> None:
+    """Waiting for a bot that never comes: SIGTERM ends check-bot (exit 130, one line) and the
+    server and services it started."""
+    checker = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "skatbus.cli", "check-bot", "ivan", "--port", str(free_port()),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert checker.stdout is not None and checker.stderr is not None
+    try:
+        seen = b""
+        async with asyncio.timeout(60):
+            while not seen.endswith(b"connect...\n"):
+                line = await checker.stdout.readline()
+                assert line, (seen + await checker.stderr.read()).decode()
+                seen += line
+        children = _children(checker.pid)
+        checker.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(20):
+            code = await checker.wait()
+    finally:
+        if checker.returncode is None:
+            checker.kill()
+            await checker.wait()
+    assert code == 130
+    assert (await checker.stderr.read()).decode().strip() == "skat check-bot: interrupted"
+    assert not [c for c in children if Path(f"/proc/{c}").exists()], children
