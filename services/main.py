@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Final
 
@@ -186,7 +187,11 @@ class LocalStack:
 
 
 def up(
-    url: str | ConnectionSettings | None, store_dir: str | None = None, auth_dir: str | None = None, cluster: int = 0
+    url: str | ConnectionSettings | None,
+    store_dir: str | None = None,
+    auth_dir: str | None = None,
+    cluster: int = 0,
+    companions: Callable[[ConnectionSettings], list[subprocess.Popen[bytes]]] | None = None,
 ) -> int:
     """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
     or SIGTERM. Returns non-zero if a service or the server died on its own.
@@ -199,7 +204,11 @@ def up(
     With ``cluster`` = N, a local N-node JetStream cluster on loopback instead of one server
     (``services.cluster``), and N replicas for every stream unless ``SKAT_REPLICAS`` says
     otherwise. "Up" is printed once every service answers its health check, which it does
-    only after its recovery scan."""
+    only after its recovery scan.
+
+    ``companions`` starts processes that go with the stack once it is up (``skat up`` starts
+    the live page this way, from the layer above): they are stopped with it, but one that
+    exits does not stop the stack."""
     from .connection import safe_servers
 
     logs.configure()
@@ -207,6 +216,7 @@ def up(
     server: EmbeddedServer | None = None
     nodes: LocalCluster | None = None
     procs: list[subprocess.Popen[bytes]] = []
+    extras: list[subprocess.Popen[bytes]] = []
     # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then leaves it so.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
@@ -258,6 +268,8 @@ def up(
             print("skat up: the services did not become ready (see the log above)", file=sys.stderr, flush=True)
             return 1
         print(f"skatbus is up on {safe_servers(settings.servers, scheme=True)} (Ctrl-C stops it)", flush=True)
+        if companions is not None:
+            extras.extend(companions(settings))
 
         def servers_running() -> bool:
             return (server is None or server.running) and (nodes is None or bool(nodes.pids))
@@ -269,7 +281,7 @@ def up(
     except KeyboardInterrupt:
         pass
     finally:
-        stop_processes(procs)
+        stop_processes(extras + procs)
         if server is not None:
             server.stop()  # removes the store only if it is a temporary one the server made
         if nodes is not None:

@@ -6,8 +6,10 @@ import argparse
 import importlib
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 # Modules that add their own subcommands: each has ``register(subparsers)`` and sets a
 # ``handler`` on its parsers, so a command lives next to the code it runs.
@@ -21,6 +23,19 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
+
+
+def _web_companion(listen: str) -> Callable[[Any], list[subprocess.Popen[bytes]]]:
+    """What ``skat up`` starts once the stack is up: the live page (``skat web``) on ``listen``,
+    connected as the services are (their environment names the credential files)."""
+
+    def start(settings: Any) -> list[subprocess.Popen[bytes]]:
+        from services.main import service_env
+
+        cmd = [sys.executable, "-m", "skatbus.cli", "web", "--listen", listen]
+        return [subprocess.Popen(cmd, env=service_env(settings))]
+
+    return start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
+    upp.add_argument(
+        "--web",
+        default="127.0.0.1:8470",
+        metavar="HOST:PORT",
+        help="where the live page (skat web) is served once the stack is up (default 127.0.0.1:8470; "
+        "port 0: a free one)",
+    )
+    upp.add_argument("--no-web", dest="web", action="store_const", const="", help="do not start the live page")
     upp.add_argument(
         "--cluster",
         type=int,
@@ -217,14 +240,15 @@ def _dispatch(
             parser.error("--cluster takes 1 to 5 nodes")
         if args.connect_timeout is not None:  # how long the server check waits
             os.environ["SKAT_CONNECT_TIMEOUT"] = str(args.connect_timeout)
+        page = _web_companion(args.web) if args.web else None
         if args.cluster:
-            return up(None, args.store, None, cluster=args.cluster)
+            return up(None, args.store, None, cluster=args.cluster, companions=page)
         if args.auth:
             from services.auth import load_auth
 
             load_auth(args.auth).settings()  # a missing or broken directory: one line, before anything starts
-            return up(None, None, args.auth)
-        return up(from_args(args, default=None), args.store, None)
+            return up(None, None, args.auth, companions=page)
+        return up(from_args(args, default=None), args.store, None, companions=page)
     if args.command == "bot":
         return _bot(args)
     if args.command == "auth":

@@ -36,6 +36,7 @@ from protocol.wire import encode
 from services import logs
 from services.connection import ConnectionSettings, connect
 
+from ..errors import UsageError
 from ..html_style import BASE_CSS, TABLE_CSS
 from .feed import Feeds, Mailbox, TournamentFeed
 from .seat import Seat, SeatRefused
@@ -124,7 +125,13 @@ class WebServer:
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.tls)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:  # a port in use is the user's to change, not a bug: one line
+            raise UsageError(
+                f"cannot serve the page on {self.host}:{self.port}: {(exc.strerror or str(exc)).lower()} "
+                "(give --listen HOST:PORT; port 0 picks a free one)"
+            ) from None
         if self.port == 0:
             server = getattr(site, "_server", None)
             sockets = getattr(server, "sockets", None) or []

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -190,7 +191,7 @@ async def start_up(tmp_path: Path) -> AsyncIterator[Any]:
         log = tmp_path / f"up-{len(started)}.log"
         with log.open("wb") as err:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "skatbus.cli", "up", *args,
+                sys.executable, "-m", "skatbus.cli", "up", *(args if "--web" in args else ("--no-web", *args)),
                 stdout=asyncio.subprocess.PIPE,
                 stderr=err,
                 env={**os.environ, "SKAT_LOG_LEVEL": "info"},
@@ -261,6 +262,21 @@ async def test_up_runs_a_table_and_ctrl_c_leaves_nothing(start_up: Any) -> None:
     [started] = [line for line in up.log() if line.get("event") == "nats_started"]
     assert started["pid"] == server.pid
     assert not os.path.exists(started["store"]), "the temporary store should be removed"
+
+
+async def test_up_serves_the_live_page_and_stops_it_too(start_up: Any) -> None:
+    up: Up = await start_up("--web", "127.0.0.1:0")
+    await up.ready()
+    assert up.proc.stdout is not None
+    line = (await asyncio.wait_for(up.proc.stdout.readline(), 20)).decode()
+    assert line.startswith("skat web: http://127.0.0.1:"), line
+    page_url = line.split()[2]
+    with urllib.request.urlopen(page_url + "/", timeout=10) as page:
+        assert page.status == 200
+    web = [c for c in up.children + [Child(pid) for pid in children(up.proc.pid)] if "web" in c.argv]
+    assert web, "no skat web child"
+    await assert_stops_cleanly(up)
+    assert not any(c.running() for c in web)
 
 
 async def test_up_with_a_local_cluster_replicates_and_stops_every_node(start_up: Any) -> None:
