@@ -261,13 +261,17 @@ class EventStore:
             return after[0].seq
         return None
 
-    async def read(self, table: str, after_seq: int = 0, limit: int | None = None) -> list[Stored]:
-        """The table's events with stream sequence > ``after_seq``, in order."""
+    async def read(
+        self, table: str, after_seq: int = 0, limit: int | None = None, kind: str | None = None
+    ) -> list[Stored]:
+        """The table's events with stream sequence > ``after_seq``, in order; only those of one
+        ``kind`` (e.g. ``deal_scored``: a table's scores without its thousands of cards) if given."""
         out: list[Stored] = []
         start = after_seq + 1
+        subject = table_log(table) if kind is None else log_subject(table, kind)
         while True:
             batch = 1000 if limit is None else min(1000, limit - len(out))
-            part, pending = await self._direct_get({"seq": start, "next_by_subj": table_log(table), "batch": batch})
+            part, pending = await self._direct_get({"seq": start, "next_by_subj": subject, "batch": batch})
             out.extend(part)
             if not part or pending == 0 or (limit is not None and len(out) >= limit):
                 return out

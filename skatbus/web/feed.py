@@ -24,12 +24,12 @@ from nats.aio.msg import Msg
 from nats.js.errors import NotFoundError
 
 from protocol.events import MSGPACK, DealScored, TableClosed, TableOpened
-from protocol.subjects import check_token, log_kind, log_subject, table_log
+from protocol.subjects import check_token, log_kind, table_log
 from protocol.table import LogError, TableState
 from protocol.tournament import TournamentEvent, TournamentState
 from protocol.views import SPECTATOR, view
 from services import logs
-from services.store import EventStore, Stored, index_of
+from services.store import EventStore, index_of
 
 from ..tournament import STREAM as TOURNAMENT_STREAM
 
@@ -64,23 +64,6 @@ class Mailbox:
         return out
 
 
-class Store(EventStore):
-    """The event store with one more read: one kind of event of one table (a table's scores
-    without its thousands of cards)."""
-
-    async def read_kind(self, table: str, kind: str) -> list[Stored]:
-        out: list[Stored] = []
-        start = 1
-        while True:
-            part, pending = await self._direct_get(
-                {"seq": start, "next_by_subj": log_subject(table, kind), "batch": 1000}
-            )
-            out.extend(part)
-            if not part or pending == 0:
-                return out
-            start = part[-1].seq + 1
-
-
 def spectator_message(state: TableState) -> bytes:
     """What a spectator's page gets: the spectator's view, the score sheet, the position."""
     sheet = [
@@ -108,7 +91,7 @@ class TableFeed:
     """One table, folded from its log and kept current from the log's live subjects; every
     change goes to each watching page as a spectator's message."""
 
-    def __init__(self, nc: Client, store: Store, table: str) -> None:
+    def __init__(self, nc: Client, store: EventStore, table: str) -> None:
         self.nc = nc
         self.store = store
         self.table = check_token("table", table)
@@ -186,7 +169,7 @@ class Feeds:
 
     def __init__(self, nc: Client) -> None:
         self.nc = nc
-        self.store = Store(nc)
+        self.store = EventStore(nc)
         self.tables: dict[str, TableFeed] = {}
         self._users: dict[str, int] = {}
         self._lock = asyncio.Lock()
@@ -305,7 +288,7 @@ class TournamentFeed:
         for spec in self.state.tables:
             if spec.table in self.closed:
                 continue
-            for stored in await self.feeds.store.read_kind(spec.table, "deal_scored"):
+            for stored in await self.feeds.store.read(spec.table, kind="deal_scored"):
                 if isinstance(stored.event, DealScored):
                     self.scores.setdefault(spec.table, {})[stored.event.deal] = stored.event
             if spec.table in self.state.finished or await self.feeds.store.has_event(spec.table, "table_closed"):
