@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     svc = sub.add_parser("service", help="run one service (dealer, bidding, play, scoring, views)")
     svc.add_argument("name", choices=["dealer", "bidding", "play", "scoring", "views"], help="which service")
     add_connection_arguments(svc)
-    upp = sub.add_parser("up", help="start a nats-server (unless --nats) and all five services")
+    upp = sub.add_parser("up", help="start a nats-server (unless --nats), all five services and the live page")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
     upp.add_argument(
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)",
     )
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
-    bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic")
+    bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic, pimc")
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
     add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
