@@ -3,26 +3,34 @@ what a seat knows and the true deal, and the bot's own promises (legal, reproduc
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
+from nats.aio.client import Client
 
 from protocol import cards as C
 from protocol.cards import POINTS
 from protocol.commands import PlayCard
 from protocol.deal import PLAYING, Deal, Phase
 from protocol.dealing import deal_from_seed
+from protocol.events import CardPlayed, PlayerTimedOut
 from protocol.knowledge import Knowledge
 from protocol.rules import Rules
-from protocol.table import TableState
+from protocol.table import TableState, fold
 from protocol.views import view
+from protocol.wire import OpenTable
 from skatbus.bots import observe
 from skatbus.heuristic import HeuristicBot
 from skatbus.local import play_table
 from skatbus.pimc.bot import PimcBot
 from skatbus.pimc.solver import HAVE_CORE, Position, SearchAborted, Solver, _legal
 from skatbus.pimc.worlds import hand_sizes, sample
+from skatbus.player import RemotePlayer
+from tests.bus import Stack, open_table, wait_closed
 from tests.protocol.test_views import _walk
 
 GAMES = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null"}
@@ -172,3 +180,28 @@ def test_the_bot_overrules_the_heuristic_only_with_a_card_it_holds() -> None:
         if decisions > 12:
             break
     assert decisions and bot.worlds_solved > 0
+
+
+async def test_pimc_plays_over_the_bus_as_a_remote_bot(stack: Stack, nc: Client) -> None:
+    """``skat bot pimc``: a remote player like any other (its searches in a worker thread), a
+    whole table without a time-out and a log that verifies."""
+    players = ["ann", "pim", "cyd"]
+    others = [RemotePlayer(nc, p, HeuristicBot(p)) for p in ("ann", "cyd")]
+    for p in others:
+        await p.start()
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "skatbus.cli", "bot", "pimc", "--player", "pim", "--nats", stack.url],
+        env={**os.environ, "SKAT_LOG_LEVEL": "warning"},
+    )
+    try:
+        rules = Rules(rounds=1, turn_seconds=30)
+        assert (await open_table(nc, OpenTable(table="pimc", players=players, rules=rules, seed="pimc"))).ok
+        log = await wait_closed(nc, "pimc", timeout=120)
+    finally:
+        bot.terminate()
+        assert bot.wait(20) == 0
+        for p in others:
+            await p.stop()
+    state = fold(log)
+    assert state.closed and not [e for e in log if isinstance(e, PlayerTimedOut)]
+    assert any(isinstance(e, CardPlayed) and e.seat == 1 for e in log)
