@@ -13,6 +13,7 @@ from services.cluster import LocalCluster
 from services.main import wait_ready
 from services.natsserver import EmbeddedServer
 from tests.bus import Stack
+from tests.node import node_with_dependencies
 
 
 @pytest.fixture
@@ -42,6 +43,12 @@ async def nc(nats_server: EmbeddedServer) -> AsyncIterator[Client]:
         yield client
     finally:
         await client.close()
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The node executable, with examples/node-bot's dependencies installed (tests/node.py)."""
+    return node_with_dependencies()
 
 
 @pytest.fixture

@@ -3,16 +3,16 @@
 //   node bot.js --player ann --nats nats://127.0.0.1:4222
 //   node bot.js --player ann --nats tls://skat.example.org:4222 --creds ann.nk --tls-ca ca.pem
 //
-// It listens on skat.view.<player>.* for Updates (the table must have been opened with
-// formats {<player>: "json"}), answers every prompt (your_turn) with a legal command on
-// skat.cmd.<player>.<table>, and says hello on skat.hello.<player> whenever it (re)connects so
-// the views service sends it again the prompts it missed. See README.md.
+// It listens on skat.view.<player>.* for Updates, answers every prompt (your_turn) with a legal
+// command on skat.cmd.<player>.<table>, and says hello on skat.hello.<player> whenever it
+// (re)connects, with {"format": "json"}: its updates come as JSON from then on, and the views
+// service sends it again the prompts it missed. See README.md.
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
-  connect, Events, ErrorCode, JSONCodec, Empty, nkeyAuthenticator, credsAuthenticator, usernamePasswordAuthenticator,
+  connect, Events, ErrorCode, JSONCodec, nkeyAuthenticator, credsAuthenticator, usernamePasswordAuthenticator,
 } from "nats";
 import { choose } from "./strategy.js";
 
@@ -33,6 +33,7 @@ const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 const OPEN_BRACE = 0x7b; // a JSON message starts with "{"; msgpack does not
 
 const jc = JSONCodec();
+const HELLO = jc.encode({ format: "json" }); // our updates as JSON: the one encoding this bot reads
 
 function parse(argv) {
   const { values } = parseArgs({
@@ -180,7 +181,7 @@ class Bot {
   async hello(reason) {
     for (let attempt = 1; attempt <= 10 && !this.stopping && !this.nc.isClosed(); attempt++) {
       try {
-        const msg = await this.nc.request(`skat.hello.${this.player}`, Empty, { timeout: 2000 });
+        const msg = await this.nc.request(`skat.hello.${this.player}`, HELLO, { timeout: 2000 });
         this.log.info("hello", { reason, reply: decodeJSON(msg.data) });
         return;
       } catch (err) {

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -41,58 +40,13 @@ from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
 from tests.bus import Stack, open_table, wait_closed
+from tests.node import BOT_DIR
 
-BOT_DIR = Path(__file__).resolve().parents[2] / "examples" / "node-bot"
 NODE_PLAYER = "nodebot"
 PLAYERS = ["ann", NODE_PLAYER, "cyd"]
 NODE_SEAT = PLAYERS.index(NODE_PLAYER)
 # What a player's command adds to the log, one event per accepted command.
 PLAYER_EVENTS = (BidMade, BidHeld, Passed, SkatTaken, Discarded, GameDeclared, KontraSaid, ReSaid, CardPlayed)
-NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH")
-
-
-def _installed_version(package: str) -> str | None:
-    try:
-        return json.loads((BOT_DIR / "node_modules" / package / "package.json").read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return None
-
-
-def _locked_version(package: str) -> str:
-    lock = json.loads((BOT_DIR / "package-lock.json").read_text())
-    return lock["packages"][f"node_modules/{package}"]["version"]  # type: ignore[no-any-return]
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    """The node executable, with examples/node-bot's dependencies installed (``npm ci``)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("the Node.js bot test needs node and npm on PATH (not installed)")
-    if _installed_version("nats") != _locked_version("nats"):
-        try:
-            done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=BOT_DIR, capture_output=True, text=True, timeout=240,
-            )  # fmt: skip
-            output = done.stdout + done.stderr
-            failed = done.returncode != 0
-        except subprocess.TimeoutExpired as exc:
-            output, failed = f"npm ci timed out after {exc.timeout} s", True
-        if failed:
-            if not any(code in output for code in NETWORK_ERRORS) and _registry_answers(npm):
-                pytest.fail(f"npm ci in {BOT_DIR} failed:\n{output[-4000:]}")
-            pytest.skip(
-                f"the npm registry cannot be reached, so examples/node-bot cannot be installed:\n{output[-2000:]}"
-            )
-    return node
-
-
-def _registry_answers(npm: str) -> bool:
-    try:
-        return subprocess.run([npm, "ping"], cwd=BOT_DIR, capture_output=True, timeout=60).returncode == 0
-    except subprocess.TimeoutExpired:
-        return False
 
 
 def test_strategy_unit_tests(node: str) -> None:
