@@ -36,16 +36,19 @@ RULES = Rules(seeger_fabian=True, rounds=1)
 
 
 class _Timed:
-    """A bot whose decisions are timed."""
+    """A bot whose decisions are timed: wall-clock, and the CPU time of this thread (what the
+    decision cost on one core, whatever else the machine was doing)."""
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
         self.times: list[float] = []
+        self.cpu_times: list[float] = []
 
     def act(self, obs: Update) -> Command:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         action = self.bot.act(obs)
         self.times.append(time.perf_counter() - started)
+        self.cpu_times.append(time.thread_time() - cpu)
         return action  # type: ignore[return-value]
 
 
@@ -54,6 +57,7 @@ class TableResult:
     diff_per_deal: float
     """Candidate minus baseline, Seeger-Fabian points per deal, averaged over the three seats."""
     decision_seconds: list[float] = field(default_factory=list)
+    decision_cpu_seconds: list[float] = field(default_factory=list)
 
 
 def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -> TableResult:
@@ -68,6 +72,7 @@ def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -
     base_sf = [sum(row.result.seeger_fabian[s] for row in base.sheet) for s in range(3)]
     diffs = []
     times: list[float] = []
+    cpu_times: list[float] = []
     for seat in range(3):
         table_bots = bots(seat)
         timed = _Timed(table_bots[seat])
@@ -76,7 +81,8 @@ def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -
         sf = sum(row.result.seeger_fabian[seat] for row in state.sheet)
         diffs.append(sf - base_sf[seat])
         times.extend(timed.times)
-    return TableResult(sum(diffs) / 3 / RULES.deals, times)
+        cpu_times.extend(timed.cpu_times)
+    return TableResult(sum(diffs) / 3 / RULES.deals, times, cpu_times)
 
 
 def _play(job: tuple[str, str, str, int]) -> TableResult:
@@ -109,6 +115,7 @@ class Duel:
 
     def summary(self) -> str:
         times = [s for t in self.tables for s in t.decision_seconds]
+        cpu = [s for t in self.tables for s in t.decision_cpu_seconds]
         lo, hi = self.mean - self.half_width, self.mean + self.half_width
         verdict = "stronger" if lo > 0 else "weaker" if hi < 0 else "not separated (the interval contains 0)"
         return (
@@ -116,7 +123,8 @@ class Duel:
             f"95 % interval [{lo:+.1f}, {hi:+.1f}] over {self.deals} duplicate deals "
             f"({len(self.tables)} tables x 3 seats): {self.candidate} is {verdict}.\n"
             f"{self.candidate}'s decisions: {len(times)}, mean {1000 * sum(times) / max(len(times), 1):.0f} ms, "
-            f"longest {1000 * max(times, default=0):.0f} ms; {self.seconds:.0f} s in all."
+            f"longest {1000 * max(times, default=0):.0f} ms wall-clock, {1000 * max(cpu, default=0):.0f} ms of CPU "
+            f"(one core); {self.seconds:.0f} s in all."
         )
 
 
