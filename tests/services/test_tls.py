@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import ssl
 import subprocess
@@ -214,12 +215,18 @@ async def test_player_caps_and_max_payload(tmp_path: Path) -> None:
                     raise
                 await asyncio.sleep(0.05)
         conns.append(big)
+        await big.publish("skat.cmd.ann.t1", b"x" * 100)  # a small one is fine
+        await big.flush()
+        assert not big.is_closed
         await big.publish("skat.cmd.ann.t1", b"x" * 9000)
         for _ in range(40):
             if big.is_closed:
                 break
             await asyncio.sleep(0.05)
-        assert big.is_closed and errors  # "maximum payload violation", or the reset right after it
+        # Closed by the server. Its "maximum payload violation" reaches the error callback only if
+        # the client read it before the reset (a race seen in CI): any error said is one of those.
+        assert big.is_closed
+        assert all(re.search(r"(?i)payload|reset|closed|eof", e) for e in errors), errors
         services = conns[-2]
         await services.publish("skat.view.ann.t1", b"x" * 9000)
         await services.flush()
