@@ -213,6 +213,20 @@ class Standing(msgspec.Struct, kw_only=True):
 _GAME_NAMES = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null"}
 
 
+Z95: float = 1.96
+"""The normal quantile of a two-sided 95 % interval."""
+
+
+def half_width_95(values: Sequence[float]) -> float:
+    """Half the 95 % confidence interval of the mean of ``values`` (normal approximation,
+    mean +- 1.96 sd / sqrt(n)); infinite with fewer than two values. Standings, evaluations
+    and duplicate comparisons all state their intervals with it."""
+    n = len(values)
+    if n < 2:
+        return math.inf
+    return Z95 * statistics.stdev(values) / math.sqrt(n)
+
+
 def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
     """Standings over finished (or running) tables' logs, best first.
 
@@ -243,7 +257,6 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
     for name, pts in points.items():
         n = len(pts)
         mean = sum(pts) / n
-        sd = statistics.stdev(pts) if n > 1 else 0.0
         games = declared.get(name, {})
         out.append(
             Standing(
@@ -251,7 +264,7 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 seeger_fabian=sum(pts),
                 deals=n,
                 per_deal=mean,
-                ci95=1.96 * sd / math.sqrt(n) if n > 1 else None,
+                ci95=half_width_95(pts) if n > 1 else None,
                 list_points=totals.get(name, 0),
                 declared=sum(g.played for g in games.values()),
                 won=sum(g.won for g in games.values()),

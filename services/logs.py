@@ -8,6 +8,7 @@ problems.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -35,7 +36,38 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
         logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+    quiet_client_library()
 
 
 def get(**bound: object) -> structlog.typing.FilteringBoundLogger:
     return structlog.get_logger().bind(**bound)  # type: ignore[no-any-return]
+
+
+class _OneLine(logging.Formatter):
+    """A record as one line: the message and the exception's name and text, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        exc = record.exc_info[1] if record.exc_info else None
+        text = record.getMessage() + (f": {type(exc).__name__}: {exc}" if exc is not None else "")
+        return " ".join(text.split())
+
+
+def _not_a_late_answer(record: logging.LogRecord) -> bool:
+    """False for nats-py's InvalidStateError: a reply or PONG arriving for a future the client
+    already cancelled while closing (seen on Ctrl-C). Nothing is lost and nothing can be done."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, asyncio.InvalidStateError)
+
+
+def quiet_client_library() -> None:
+    """nats-py reports some errors of its own (e.g. a reply arriving while a connection is being
+    closed) to the stdlib ``nats`` logger with a whole traceback, which Python prints to stderr
+    unformatted. Route them through one line each instead (idempotent): they are the client's
+    to say, but never a traceback on a user's terminal."""
+    nats_log = logging.getLogger("nats")
+    if not any(isinstance(h.formatter, _OneLine) for h in nats_log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_OneLine())
+        handler.addFilter(_not_a_late_answer)
+        nats_log.addHandler(handler)
+        nats_log.propagate = False

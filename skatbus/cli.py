@@ -39,6 +39,9 @@ def _web_companion(listen: str) -> Callable[[Any], list[subprocess.Popen[bytes]]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from services.logs import quiet_client_library
+
+    quiet_client_library()
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
     from services.connection import add_arguments as add_connection_arguments

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from protocol.commands import Command
 from protocol.rules import Rules
+from protocol.tournament import half_width_95
 from protocol.wire import Update
 
 from .bots import Bot, make_bot
@@ -106,12 +107,7 @@ class Duel:
 
     @property
     def half_width(self) -> float:
-        n = len(self.tables)
-        if n < 2:
-            return math.inf
-        m = self.mean
-        var = sum((t.diff_per_deal - m) ** 2 for t in self.tables) / (n - 1)
-        return 1.96 * math.sqrt(var / n)
+        return half_width_95([t.diff_per_deal for t in self.tables])
 
     def summary(self) -> str:
         times = [s for t in self.tables for s in t.decision_seconds]

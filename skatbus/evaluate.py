@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from protocol.rules import Rules
+from protocol.tournament import half_width_95
 
 from .bots import BOTS, Bot
 from .heuristic import HeuristicBot
@@ -73,12 +74,7 @@ class BotStats:
     @property
     def half_width(self) -> float:
         """Half the 95 % confidence interval of the mean (normal approximation)."""
-        n = len(self.sf)
-        if n < 2:
-            return math.inf
-        m = self.mean
-        var = sum((x - m) ** 2 for x in self.sf) / (n - 1)
-        return 1.96 * math.sqrt(var / n)
+        return half_width_95(self.sf)
 
     @property
     def win_rate(self) -> float:

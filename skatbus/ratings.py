@@ -25,10 +25,9 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 
 from protocol.table import LogError, TableState
+from protocol.tournament import Z95
 
 from .replay import read_archive, replay
-
-Z95 = 1.96
 
 
 @dataclass
@@ -89,7 +88,7 @@ _ID_TIME = re.compile(r"-(\d{6}-\d{6})-")
 
 def run_order(run: Path) -> tuple[str, str]:
     """Tournaments in the order they were created: the time in the id (t-<seed>-<yymmdd-HHMMSS>-
-    <random>), or the results file's own creation record for ids without one."""
+    <random>); ids without a time (older runs) come first, by name."""
     found = _ID_TIME.search(run.name)
     return (found.group(1) if found else "", run.name)
 

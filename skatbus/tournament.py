@@ -373,7 +373,7 @@ async def _play(
         request = OpenTable(
             table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats
         )
-        reply: Reply = await _open(nc, request)
+        reply: Reply = await open_table(nc, request)
         if not reply.ok and reply.code != "exists":
             raise RuntimeError(f"cannot open {spec.table}: {reply.reason}")
         if on_table_open is not None:
@@ -427,7 +427,7 @@ async def _finish(
     return results
 
 
-async def _open(nc: Client, request: OpenTable, patience: float = 60.0) -> Reply:
+async def open_table(nc: Client, request: OpenTable, patience: float = 60.0) -> Reply:
     """Ask the dealer to open a table, asking again while nobody answers (a restarting dealer
     or broker): opening is idempotent, a second answer is "exists"."""
 

@@ -15,14 +15,13 @@ from nats.aio.client import Client
 from protocol.events import DealScored, TableClosed
 from protocol.rules import Rules
 from protocol.subjects import (
-    ADMIN_OPEN,
     is_inbox,
 )
-from protocol.wire import Hello, OpenTable, Reply, Update, decode, encode
-from services.store import patiently
+from protocol.wire import Hello, OpenTable, Update
 
 from ..bots import HashedBot
 from ..player import RETRY_CODES, RemotePlayer
+from ..tournament import open_table
 from .common import (
     AT_FIX,
     CHECKS,
@@ -217,12 +216,8 @@ class Checker:
             formats={self.player: "json"} if json_updates else {},
         )
 
-        async def attempt() -> Reply:
-            msg = await self.nc.request(ADMIN_OPEN, encode(request), timeout=2.0)
-            return decode(msg.data, Reply)  # type: ignore[no-any-return]
-
         await self.traffic.watch(table)
-        reply = await patiently(attempt, 30.0, "opening a table (the dealer)")
+        reply = await open_table(self.nc, request, patience=30.0)
         if not reply.ok:
             raise CheckError(f"the services refused to open table {table}: {reply.code}: {reply.reason}")
 

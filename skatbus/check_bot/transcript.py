@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
@@ -17,7 +18,9 @@ from protocol.commands import Bid, Pass
 from protocol.rules import Rules
 from protocol.subjects import (
     ADMIN_OPEN,
+    command_subject,
     hello_subject,
+    parse_view_subject,
 )
 from protocol.wire import OpenTable, Reply, Update, decode, encode
 from services.connection import ConnectionSettings, SettingsError, from_args, open_connection
@@ -118,7 +121,8 @@ class _ScriptedJsonPlayer:
             action = legal[0]
             self.played = action["type"] == "play"
         command = {**action, "at": update["index"]}
-        cmd_subject = subject.replace("skat.view.", "skat.cmd.", 1)
+        _, table = parse_view_subject(subject)  # the ids checked, not just the prefix swapped
+        cmd_subject = command_subject(self.player, table)
         await self.request(cmd_subject, command)
         if action["type"] == "pickup":
             await self.request(cmd_subject, command)  # the same again, as after a lost reply: stale
@@ -213,10 +217,14 @@ def transcript_main(argv: list[str]) -> int:
         async with LocalStack() as url:
             return await record_transcript(ConnectionSettings((url,)))
 
-    lines = asyncio.run(main())
-    if args.write:
-        write_transcript(Path(args.write), lines)
-        print(f"wrote {len(lines)} lines into {args.write}")
+    try:
+        lines = asyncio.run(main())
+        if args.write:
+            write_transcript(Path(args.write), lines)
+            print(f"wrote {len(lines)} lines into {args.write}")
+    except (CheckError, OSError, TimeoutError, nats.errors.Error) as exc:  # the user's to mend: one line
+        print(f"transcript: {exc}", file=sys.stderr)
+        return 2
     else:
         print("\n".join(lines))
     return 0

@@ -3,8 +3,9 @@
 For a card to play, the bot deals out the cards it has not seen in many ways consistent with
 what it knows (``worlds.sample``: hand sizes, voids shown, open cards), solves each world with
 every hand known (``solver``), and plays the card that reaches its side's goal in the most
-worlds: the declarer 61 card points (90 when schneider was announced, every trick in a
-schwarz or ouvert game), the defenders keeping it below that; in null, the declarer taking no
+worlds: the declarer 61 card points (90 when schneider was announced, all 120 in a schwarz or
+ouvert game: a stand-in for "every trick" that misses a defender's trick of 7s, 8s and 9s),
+the defenders keeping it below that; in null, the declarer taking no
 trick. Where several cards tie, the heuristic bot's choice among them wins, so the search only
 overrules the heuristic where it sees a difference. It samples ``worlds`` worlds per decision
 (40 by default: play that depends on the seed and the deal alone), stopping early only if its
@@ -91,7 +92,7 @@ class PimcBot:
         declarer_pos = k.seats.index(k.declarer)
         me = k.seats.index(k.seat)
         null = k.game.game == "N"
-        taken = k.points.get(k.declarer, 0)
+        taken = k.side_points()[0]
         goal = 120 if (k.game.schwarz or k.game.ouvert) and not null else 90 if k.game.schneider else 61
         votes: dict[int, int] = {}
         deadline = time.perf_counter() + self.budget

@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from protocol import cards as C
 from protocol.cards import POINTS, TRUMP, CardOrder
 
 try:  # the same search in C (setup.py builds it where a compiler is present)
@@ -188,7 +189,7 @@ class Solver:
         if not trick:
             if not self.null:
                 # The future points lie between 0 and what is left: outside the window, done.
-                rest = _points(hands[0] | hands[1] | hands[2])
+                rest = C.points(hands[0] | hands[1] | hands[2])
                 if rest <= alpha:
                     return rest
                 if beta <= 0:
@@ -240,7 +241,7 @@ class Solver:
     def _groups(self, hands: Sequence[int], trick: Sequence[int], mover: int) -> list[list[int]]:
         """The legal cards of ``mover`` in groups of equivalents (same class, same points, no
         other hand's card between them), strongest first within each group."""
-        legal = _legal(self.order, hands[mover], trick)
+        legal = self.order.legal(hands[mover], trick[0] if trick else None)
         others = (hands[0] | hands[1] | hands[2]) & ~hands[mover]
         groups: list[list[int]] = []
         for k in range(5):
@@ -291,27 +292,3 @@ def _beats(klass: Sequence[int], strength: Sequence[int], c: int, best: int) -> 
     if klass[c] == klass[best]:
         return strength[c] > strength[best]
     return klass[c] == TRUMP
-
-
-def _legal(order: CardOrder, hand: int, trick: Sequence[int]) -> int:
-    if not trick:
-        return hand
-    return hand & order.class_masks[order.klass[trick[0]]] or hand
-
-
-def _points(m: int) -> int:
-    total = 0
-    while m:
-        low = m & -m
-        total += POINTS[low.bit_length() - 1]
-        m ^= low
-    return total
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out

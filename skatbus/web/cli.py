@@ -262,7 +262,7 @@ def play_main(args: argparse.Namespace) -> int:
 
         from ..bots import make_bot
         from ..player import RemotePlayer
-        from ..tournament import _open
+        from ..tournament import open_table
 
         stack = LocalStack(auth_dir=args.auth)
         state["stack"] = stack
@@ -283,7 +283,7 @@ def play_main(args: argparse.Namespace) -> int:
             closed.set()
 
         await nc.subscribe(f"skat.log.{table}.table_closed", cb=on_closed)
-        reply = await _open(nc, request)
+        reply = await open_table(nc, request)
         if not reply.ok:
             raise RuntimeError(f"cannot open {table}: {reply.reason}")
         print(

@@ -27,7 +27,7 @@ from skatbus.bots import observe
 from skatbus.heuristic import HeuristicBot
 from skatbus.local import play_table
 from skatbus.pimc.bot import PimcBot
-from skatbus.pimc.solver import HAVE_CORE, Position, SearchAborted, Solver, _legal
+from skatbus.pimc.solver import HAVE_CORE, Position, SearchAborted, Solver
 from skatbus.pimc.worlds import hand_sizes, sample
 from skatbus.player import RemotePlayer
 from tests.bus import Stack, open_table, wait_closed
@@ -41,7 +41,7 @@ def _minimax(deal: Deal, hands: list[int], trick: list[int], mover: int, null: b
     a trick). No pruning, no table, no equivalences: slow and obviously right."""
     order, declarer = deal.order, deal.declarer
     values = []
-    for c in C.cards_of(_legal(order, hands[mover], trick)):
+    for c in C.cards_of(order.legal(hands[mover], trick[0] if trick else None)):
         hands[mover] ^= 1 << c
         values.append(_after(deal, hands, [*trick, c], mover, null))
         hands[mover] ^= 1 << c
