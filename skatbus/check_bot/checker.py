@@ -228,11 +228,13 @@ class Checker:
         turn_seconds: float = TURN_SECONDS,
         kontra: bool = False,
         until: Callable[[str], bool] | None = None,
+        whole_table: bool = False,
         hold: Callable[[str], Callable[[Update], Awaitable[None]]] | None = None,
         on_prompt: Callable[[str], Callable[[Prompt], Awaitable[None]]] | None = None,
     ) -> str:
         """Open a table for one check and wait until its first deal is scored (the rest plays
-        on by itself), the bot is timed out there, or ``until(table)``; returns the table."""
+        on by itself; with ``whole_table``, until the table closes), the bot is timed out there, or
+        ``until(table)``; returns the table."""
         table, players, seat = self._new_table(name)
         if hold is not None:
             self.holds[table] = hold(table)
@@ -243,7 +245,7 @@ class Checker:
 
         def done() -> bool:
             return (
-                self.traffic.has(table, DealScored)
+                (not whole_table and self.traffic.has(table, DealScored))
                 or self.traffic.has(table, TableClosed)
                 or bool(self.traffic.timed_out(table, seat))
                 or (until is not None and until(table))
@@ -585,6 +587,9 @@ class Checker:
             "stale",
             json_updates=bool(self._use_json()),
             hold=hold,
+            # A deal may offer no moment for a superseded prompt (e.g. passed in): play on
+            # through the table's deals until one came, not only its first.
+            whole_table=True,
             until=lambda t: (
                 bool(forged) and time.time() > forged[0].t + WATCH + 1.0 and self.traffic.has(t, DealScored)
             ),
