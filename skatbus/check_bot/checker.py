@@ -644,6 +644,7 @@ class Checker:
                 json_updates=bool(self._use_json()),
                 turn_seconds=RECONNECT_TURN_SECONDS,
                 hold=hold,
+                whole_table=True,  # as for stale: a deal may offer no moment to cut
                 until=lambda t: bool(cut),
             )
             self.holds.pop(table, None)
