@@ -40,7 +40,9 @@ class Browser:
         self.received: list[tuple[float, str]] = []
         """(time, data) of every event-stream message the page received, in order."""
         self.proc: subprocess.Popen[bytes] | None = None
-        self._profile = tempfile.TemporaryDirectory(prefix="skat-cdp-")
+        self._profile = tempfile.TemporaryDirectory(
+            prefix="skat-cdp-", ignore_cleanup_errors=True
+        )  # chromium helpers may still write
         self._http: aiohttp.ClientSession | None = None
         self._ws: Any = None
         self._ids = count(1)
