@@ -10,7 +10,9 @@ pure engine now, the NATS pipeline later) are measured and printed the same way:
   baseline right before each repeat, so that each repeat yields a ratio taken under the same
   machine conditions: their median is the figure to compare across machines and runs.
 * ``Row`` is one printed line; ``format_rows`` lays rows out as one compact table with the
-  target next to each figure and the ratio reached.
+  target next to each figure and the ratio reached, and each row's own comparison (``vs``),
+  which says in words what the figure is compared with: "3.20x interpreter baseline",
+  "6.3 % of the raw ceiling (goal >= 15 %)". No column holds ratios of different meanings.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+BASELINE_RATE = "interpreter baseline's units/s"
+"""What ``Rate.relative`` is relative to, in a row's ``vs``: the same run's interpreter baseline."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,8 @@ class Options:
     repeats: int = 7
     seed: int = 20240601
     """Seed of every ``random.Random`` the workloads use, so that runs are comparable."""
+    instances: int = 1
+    """Processes per service where a section starts the services (``pipeline``)."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +81,13 @@ class Row:
     target: float | None = None
     """The figure the project wants to reach (higher is better); the ratio is printed next to it."""
     relative: float | None = None
-    """``value`` relative to the same run's interpreter baseline: comparable across machines."""
+    """``value`` relative to some reference of the same run (which one: ``vs`` says), as a number
+    for callers; only ``vs`` is printed."""
     note: str = ""
+    vs: str = ""
+    """What the figure is compared with, in words, printed in the "compared with" column:
+    "3.20x interpreter baseline", "6.3 % of the raw ceiling (goal >= 15 %): not reached".
+    A row with a ``relative`` figure must say here what it is relative to."""
 
 
 def measure(
@@ -117,11 +129,21 @@ def _num(x: float) -> str:
     return f"{x:.4g}"
 
 
+def times(ratio: float, reference: str) -> str:
+    """A ratio in words for ``Row.vs``: ``times(3.2, "interpreter baseline")`` is
+    "3.20x interpreter baseline"."""
+    if ratio >= 100:
+        return f"{ratio:,.0f}x {reference}"
+    return f"{ratio:.2f}x {reference}" if ratio >= 1 else f"{ratio:#.3g}x {reference}"
+
+
 def format_rows(title: str, rows: Sequence[Row]) -> str:
     """The rows of one section as an aligned plain-text table under ``title``."""
-    header = ("metric", "best", "median", "unit", "target", "reached", "x baseline", "")
+    header = ("metric", "best", "median", "unit", "target", "reached", "compared with", "")
     lines = [header]
     for r in rows:
+        if r.relative is not None and not r.vs:
+            raise ValueError(f"row {r.name!r} has a relative figure but no vs text saying what it is relative to")
         reached = ""
         if r.target:
             ratio = r.value / r.target
@@ -134,14 +156,16 @@ def format_rows(title: str, rows: Sequence[Row]) -> str:
                 r.unit,
                 _num(r.target) if r.target else "",
                 reached,
-                _num(r.relative) if r.relative is not None else "",
+                r.vs,
                 r.note,
             )
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    right = {1, 2, 4, 6}  # numbers align right
+    # Columns no row of this section fills (no targets, no medians) are left out.
+    shown = [i for i in range(len(header)) if i in (0, 1, 3) or any(line[i] for line in lines[1:])]
+    widths = {i: max(len(line[i]) for line in lines) for i in shown}
+    right = {1, 2, 4}  # numbers align right
     out = [title]
     for line in lines:
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))]
+        cells = [line[i].rjust(widths[i]) if i in right else line[i].ljust(widths[i]) for i in shown]
         out.append("  " + "  ".join(cells).rstrip())
     return "\n".join(out)

@@ -1,4 +1,4 @@
-"""``python -m bench [section ...] [--quick] [--repeats N] [--seed S] [--profile]``.
+"""``python -m bench [section ...] [--quick] [--repeats N] [--seed S] [--instances N] [--profile]``.
 
 Sections live in ``SECTIONS``: a name, the module that implements it and a one-line help.
 A section module defines ``run(opts: Options) -> list[Row]`` and, optionally,
@@ -52,6 +52,7 @@ def _header(opts: Options) -> str:
     return (
         f"skatbus bench | {impl} | msgspec {msgspec.__version__} | {platform.platform()} | {_cpu()}\n"
         f"mode {mode}, {opts.repeats} timed repeats after a warm-up, best and median shown, seed {opts.seed}"
+        + (f", {opts.instances} processes per service" if opts.instances > 1 else "")
     )
 
 
@@ -68,6 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short run for smoke tests")
     parser.add_argument("--repeats", type=int, help="timed repeats per figure (default 7, quick 3)")
     parser.add_argument("--seed", type=int, default=Options.seed, help="RNG seed of all workloads")
+    parser.add_argument(
+        "--instances",
+        type=int,
+        default=Options.instances,
+        metavar="N",
+        help="processes per service where a section starts the services (pipeline; default 1)",
+    )
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of each section's hot loops")
     args = parser.parse_args(argv)
 
@@ -78,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     if repeats < 1:
         parser.error("--repeats must be at least 1")
-    opts = Options(quick=args.quick, repeats=repeats, seed=args.seed)
+    if args.instances < 1:
+        parser.error("--instances must be at least 1")
+    opts = Options(quick=args.quick, repeats=repeats, seed=args.seed, instances=args.instances)
 
     print(_header(opts), flush=True)
     for name in names:

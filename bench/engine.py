@@ -33,7 +33,7 @@ from protocol.events import MSGPACK, Event, TableOpened
 from protocol.rules import Rules
 from protocol.table import TableState, due, fold
 
-from . import Options, Rate, Row, measure
+from . import BASELINE_RATE, Options, Rate, Row, measure, times
 
 DEALS_TARGET = 7_500.0
 EVENTS_TARGET = 300_000.0
@@ -212,7 +212,8 @@ def run(opts: Options) -> list[Row]:
     decoded = measure(lambda: decode_all(blobs), repeats=reps, baseline=base_work)
 
     def row(name: str, rate: Rate, unit: str, target: float | None = None, note: str = "") -> Row:
-        return Row(name, rate.best, unit, rate.median, target, rate.relative or 1.0, note)
+        relative = rate.relative or 1.0
+        return Row(name, rate.best, unit, rate.median, target, relative, note, times(relative, BASELINE_RATE))
 
     per_deal = len(events) / (n_tables * rounds * 3)
     actions_per_s = actions / n_deals * deals.best

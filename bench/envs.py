@@ -37,7 +37,7 @@ from protocol.deal import Deal
 from protocol.dealing import deal_from_seed
 from protocol.rules import Rules
 
-from . import Options, Rate, Row, measure
+from . import BASELINE_RATE, Options, Rate, Row, measure, times
 from .engine import baseline
 
 
@@ -165,7 +165,8 @@ def run(opts: Options) -> list[Row]:
         return measure(work, repeats=reps, baseline=base_work)
 
     def row(name: str, rate: Rate, unit: str, note: str = "") -> Row:
-        return Row(name, rate.best, unit, rate.median, None, rate.relative or 1.0, note)
+        relative = rate.relative or 1.0
+        return Row(name, rate.best, unit, rate.median, None, relative, note, times(relative, BASELINE_RATE))
 
     base = measure(base_work, repeats=reps)
     seeds = [f"bench/{i}" for i in range(n["engine"])]

@@ -26,7 +26,7 @@ from protocol.wire import OpenTable, encode
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
 
-from . import Options, Row
+from . import Options, Row, times
 from .pipeline import _cpu_seconds, _percentile, _run, run_stack
 
 RATE = 1000
@@ -174,7 +174,8 @@ async def _measure(opts: Options) -> list[Row]:
             sorted(flood50)[len(flood50) // 2] * 1e6,
             "us",
             relative=sorted(flood50)[len(flood50) // 2] / base50,
-            note="x baseline = multiple of the calm p50 (1.00 = unchanged)",
+            vs=times(sorted(flood50)[len(flood50) // 2] / base50, "calm p50"),
+            note="1.00x = unchanged",
         ),
         Row(
             "calm: command -> next prompt p99",
@@ -187,14 +188,16 @@ async def _measure(opts: Options) -> list[Row]:
             sorted(flood99)[len(flood99) // 2] * 1e6,
             "us",
             relative=sorted(flood99)[len(flood99) // 2] / base99,
-            note="x baseline = multiple of the calm p99 (1.00 = unchanged)",
+            vs=times(sorted(flood99)[len(flood99) // 2] / base99, "calm p99"),
+            note="1.00x = unchanged",
         ),
         Row(
             "services' CPU per calm-table deal, flooded",
             1e3 * cpu["flooded"] / deals,
             "ms",
             relative=cpu["flooded"] / cpu["calm"],
-            note=f"all five services; x baseline = multiple of the same in the calm runs ({1e3 * cpu['calm'] / deals:.1f} ms)",
+            vs=times(cpu["flooded"] / cpu["calm"], f"the calm runs' {1e3 * cpu['calm'] / deals:.1f} ms"),
+            note="all five services",
         ),
         Row(
             "largest service memory growth",

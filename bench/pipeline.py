@@ -1,30 +1,43 @@
 """The ``pipeline`` section: whole deals through the whole stack over a real nats-server.
 
-What it measures, all in the same run on the same machine:
+What it measures, all in the same run on the same machine, and what each figure is compared with:
 
 * **raw JetStream ceiling**: acknowledged publishes per second to the file-backed stream from a
-  pool of concurrent publishers (no logic at all), divided by the events a deal writes: the
+  pool of concurrent publishers (no logic at all), divided by the events a deal stores: the
   deals per second a log-writing design could reach at best here.
-* **raw request/reply**: the round trip of a core NATS request to a responder in another process
-  (p50, p99), the floor under any command's latency.
+* **raw request/reply** (p50, p99): the round trip of a core NATS request to a responder in
+  another process, the floor under any command's latency; its p50 is the unit of the latency goals.
 * **stack deals/s**: many tables in flight, each played by scripted players connected over NATS
-  (in this process), through the five service processes (dealer, bidding, play, scoring, views).
+  (in this process), through the service processes (dealer, bidding, play, scoring, views; with
+  ``--instances N``, N processes of each). Shown as a percentage of the raw ceiling.
 * **command -> next prompt** (p50, p99): from a player sending a command to the next turn prompt
-  of that table arriving, whoever it is for.
+  of that table arriving, whoever it is for; with one table alone (the latency goals: p50 <= 3x
+  and p99 <= 10x the raw request/reply p50) and under the full load (mostly queueing, no goal).
+* **messages into / out of the server per stored event**: nats-server's own counters (``/varz``
+  ``in_msgs``, ``out_msgs`` on its monitoring port) over the stack run, per event the stack's
+  tables stored. Before issue 13: 6.6 in, 11 out; the goal is half of each.
+* **conflicts and redeliveries per 1,000 stored events**: appends beaten by another instance
+  (the services' health answers count them) and JetStream redeliveries (``num_redelivered``
+  summed over every consumer of the stream), over the stack run. Goal: at most 1 together.
+* **CPU us per stored event**, per process (the N processes of a service summed) and in total
+  (every process: nats-server, the bench's players, the services). Goal: <= 400 us in total.
 
-Targets: the stack reaches 35 % of the raw ceiling; p50 latency is at most 3x the raw
-request/reply p50. ``--profile`` runs the services under cProfile and prints where their time goes.
+``--profile`` runs the services under cProfile and prints where their time goes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import pstats
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +45,9 @@ import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol.events import MSGPACK, TableClosed
+from protocol.events import TAGS, TableClosed
 from protocol.rules import Rules
-from protocol.subjects import ADMIN_OPEN
+from protocol.subjects import ADMIN_OPEN, STREAM, event_name, health_subject, log_subject
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
@@ -42,10 +55,21 @@ from services.store import EventStore, stream_config
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
 
-from . import Options, Row
+from . import Options, Row, times
 
-CEILING_SHARE_TARGET = 0.35
-LATENCY_FACTOR_TARGET = 3.0
+CEILING_SHARE_GOAL = 0.15
+"""Issue 13: the stack's deals/s reach at least 15 % of the raw JetStream ceiling."""
+LATENCY_P50_GOAL = 3.0
+LATENCY_P99_GOAL = 10.0
+"""Command -> next prompt with one table alone, p50 and p99, as multiples of the raw request/reply p50."""
+CPU_PER_EVENT_GOAL_US = 400.0
+"""CPU of every process together (nats-server, players, services) per stored event."""
+MESSAGES_BEFORE = {"into": 6.6, "out of": 11.0}
+"""Messages per stored event into and out of nats-server before issue 13; the goal halves them."""
+FAULTS_PER_1000_GOAL = 1.0
+"""Conflicts + redeliveries per 1,000 stored events."""
+HEALTH_WAIT = 0.5
+"""How long to collect health answers: every instance of a service answers the same request."""
 
 _RESPONDER = """
 import asyncio, sys, nats
@@ -82,6 +106,14 @@ def _percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _sizes(opts: Options) -> dict[str, int]:
+    """Workload sizes. The one-table-alone run is long enough for a p99 (about 23 samples a
+    deal: ~550 in a full run, ~140 in a quick one); the stack run has many tables in flight."""
+    if opts.quick:
+        return {"publishes": 5_000, "round_trips": 500, "solo_rounds": 2, "tables": 12, "rounds": 1}
+    return {"publishes": 20_000, "round_trips": 2_000, "solo_rounds": 8, "tables": 40, "rounds": 4}
+
+
 async def raw_publish_rate(nc: Client, messages: int, workers: int = 128) -> float:
     """Acked JetStream publishes per second from a pool of concurrent publishers, to a stream
     configured like the event store (its own, so the services never see these messages)."""
@@ -90,6 +122,7 @@ async def raw_publish_rate(nc: Client, messages: int, workers: int = 128) -> flo
     config.name, config.subjects = "RAW", ["raw.>"]
     await js.add_stream(config)
     payload = b"x" * 60  # about one event
+    workers = max(1, min(workers, messages))
     per_worker = messages // workers
 
     async def worker(w: int) -> None:
@@ -124,8 +157,17 @@ async def raw_request_reply(nc: Client, url: str, count: int) -> list[float]:
         proc.wait()
 
 
-async def run_stack(url: str, tables: int, rounds: int, prefix: str = "bench") -> tuple[float, int, int, Stopwatch]:
-    """Play ``tables`` tables at once; returns (seconds, deals, events, stopwatch)."""
+Hook = Callable[[], Awaitable[None]]
+
+
+async def run_stack(
+    url: str, tables: int, rounds: int, prefix: str = "bench", *, begin: Hook | None = None, end: Hook | None = None
+) -> tuple[float, int, int, Stopwatch]:
+    """Play ``tables`` tables at once; returns (seconds, deals, events, stopwatch).
+
+    ``begin`` runs once the players are connected and every service is ready, right before the
+    first table opens; ``end`` right after the last table closed (before the bench reads the
+    store): the window in which counters are read is the play itself."""
     nc = await nats.connect(url)
     watch = Stopwatch()
     rules = Rules(rounds=rounds, turn_seconds=120)
@@ -138,16 +180,22 @@ async def run_stack(url: str, tables: int, rounds: int, prefix: str = "bench") -
     open_tables = {f"{prefix}{t}" for t in range(tables)}
     closed = asyncio.Event()
 
-    async def on_public(msg: Msg) -> None:
-        # The public feed tells when a table is closed, without polling the store.
-        if msg.data and isinstance(MSGPACK.decode(msg.data), TableClosed):
-            open_tables.discard(msg.subject.rpartition(".")[2])
+    def on_closed(table: str) -> Callable[[Msg], Awaitable[None]]:
+        async def cb(msg: Msg) -> None:
+            open_tables.discard(table)
             if not open_tables:
                 closed.set()
 
-    public = await nc.subscribe("skat.public.*", cb=on_public)
+        return cb
+
+    # The log's TableClosed subject tells when a table is closed, one message per table (a
+    # subscription to the public feed would add one delivery per public event to the counts).
+    closing = event_name(TAGS[TableClosed])
+    subs = [await nc.subscribe(log_subject(table, closing), cb=on_closed(table)) for table in sorted(open_tables)]
     await nc.flush()
     await wait_ready(url)  # every service, its recovery done: no first command to a service not yet listening
+    if begin is not None:
+        await begin()
     start = time.perf_counter()
     for t in range(tables):
         request = OpenTable(
@@ -157,11 +205,14 @@ async def run_stack(url: str, tables: int, rounds: int, prefix: str = "bench") -
         assert reply.ok, reply
     await closed.wait()
     seconds = time.perf_counter() - start
+    if end is not None:
+        await end()
     store = EventStore(nc)
     events = sum([len(await store.read(f"{prefix}{t}")) for t in range(tables)])
     for p in players:
         await p.stop()
-    await public.unsubscribe()
+    for sub in subs:
+        await sub.unsubscribe()
     await nc.close()
     return seconds, tables * rules.deals, events, watch
 
@@ -175,12 +226,127 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+async def collect_health(
+    nc: Client, names: Iterable[str], expect: int | None = None, wait: float = HEALTH_WAIT
+) -> dict[str, list[dict[str, Any]]]:
+    """Every ready instance's answer to one health request per service (``nc.request`` would
+    take the first answer only): collected for ``wait`` seconds or, told to ``expect`` that many
+    instances of each service, until they all answered (at most ``4 * wait`` seconds)."""
+    names = list(names)
+    inbox = nc.new_inbox()
+    answers: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    complete = asyncio.Event()
+
+    async def on_answer(msg: Msg) -> None:
+        name = msg.subject[len(inbox) + 1 :]
+        try:
+            answer = json.loads(msg.data)
+        except ValueError:
+            return
+        if name in answers and isinstance(answer, dict):
+            answers[name].append(answer)
+            if expect is not None and all(len(got) >= expect for got in answers.values()):
+                complete.set()
+
+    sub = await nc.subscribe(f"{inbox}.*", cb=on_answer)
+    try:
+        for name in names:
+            await nc.publish(health_subject(name), b"", reply=f"{inbox}.{name}")
+        await nc.flush()
+        if expect is None:
+            await asyncio.sleep(wait)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(complete.wait(), 4 * wait)
+    finally:
+        await sub.unsubscribe()
+    return answers
+
+
+async def wait_instances(nc: Client, names: Iterable[str], n: int, timeout: float = 60.0) -> None:
+    """Until ``n`` instances of every named service answer their health check (``wait_ready``
+    returns when one of each does): the measured runs start with every process ready."""
+    names = list(names)
+    deadline = time.monotonic() + timeout
+    while True:
+        answers = await collect_health(nc, names, expect=n)
+        missing = {name: n - len(got) for name, got in answers.items() if len(got) < n}
+        if not missing:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not every instance is ready after {timeout:.0f} s; missing {missing}")
+
+
+async def consumer_states(nc: Client, stream: str = STREAM) -> dict[str, dict[str, int]]:
+    """Every consumer of ``stream``: its redelivered, pending and unacknowledged counts."""
+    js = nc.jetstream()
+    states: dict[str, dict[str, int]] = {}
+    while True:
+        batch = await js.consumers_info(stream, offset=len(states) or None)
+        for info in batch:
+            states[info.name or f"#{len(states)}"] = {
+                "redelivered": info.num_redelivered or 0,
+                "pending": info.num_pending or 0,
+                "ack_pending": info.num_ack_pending or 0,
+            }
+        if len(batch) < 256:  # the server's page size
+            return states
+
+
+@dataclass
+class Counters:
+    """What the bench reads right before and right after the stack run."""
+
+    cpu: dict[str, float] = field(default_factory=dict)
+    varz: dict[str, Any] = field(default_factory=dict)
+    health: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    consumers: dict[str, dict[str, int]] = field(default_factory=dict)
+    polls: int = 0
+    """Consumer-info requests made inside the window (waiting for the consumers to go idle)."""
+    idle: bool = True
+
+
+async def _settle(nc: Client, counters: Counters, timeout: float = 3.0) -> None:
+    """Until every consumer has delivered and seen acknowledged all it has (the last events'
+    acks belong to the run), at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        counters.polls += 1
+        states = await consumer_states(nc)
+        if all(s["pending"] == 0 and s["ack_pending"] == 0 for s in states.values()):
+            return
+        if time.monotonic() > deadline:
+            counters.idle = False
+            return
+        await asyncio.sleep(0.05)
+
+
+def _conflicts(
+    before: dict[str, list[dict[str, Any]]], after: dict[str, list[dict[str, Any]]]
+) -> tuple[int | None, int, int]:
+    """(conflicts over the run or None if the services do not report them, append retries,
+    instances that answered both times)."""
+
+    def by_instance(answers: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, str], dict[str, Any]]:
+        return {(name, str(a.get("instance", i))): a for name, got in answers.items() for i, a in enumerate(got)}
+
+    old, new = by_instance(before), by_instance(after)
+    both = [key for key in new if key in old]
+    if not both or any("conflicts" not in new[key] for key in both):
+        return None, 0, len(both)
+    conflicts = sum(int(new[k]["conflicts"]) - int(old[k]["conflicts"]) for k in both)
+    retried = sum(int(new[k].get("retried", 0)) - int(old[k].get("retried", 0)) for k in both)
+    return conflicts, retried, len(both)
+
+
 def _profile_report(profile_dir: str, top: int = 12) -> str:
     lines = []
     for path in sorted(Path(profile_dir).glob("*.prof")):
         stats = pstats.Stats(str(path))
         total = stats.total_tt  # type: ignore[attr-defined]
-        lines.append(f"\n--- {path.stem}: {total:.2f} s of CPU in Python")
+        lines.append(
+            f"\n--- {path.stem}: {total:.2f} s profiled (cProfile's wall clock, so an await can count as own time)"
+        )
         entries = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]
         for (file, line, func), (_, calls, tottime, cumtime, _) in entries:
             where = f"{Path(file).name}:{line}({func})"
@@ -188,71 +354,243 @@ def _profile_report(profile_dir: str, top: int = 12) -> str:
     return "\n".join(lines)
 
 
+def _goal(ok: bool) -> str:
+    return "reached" if ok else "NOT reached"
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:.1f} %"
+
+
 async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], str]:
-    tables, rounds = (12, 1) if opts.quick else (40, 4)
-    with EmbeddedServer() as server:
+    size = _sizes(opts)
+    tables, rounds, n = size["tables"], size["rounds"], opts.instances
+    with EmbeddedServer(monitor_port=0) as server:
         nc = await nats.connect(server.url)
         await EventStore(nc).ensure_stream()
-        raw_rate = await raw_publish_rate(nc, 5_000 if opts.quick else 20_000)
-        rr = await raw_request_reply(nc, server.url, 500 if opts.quick else 2_000)
-        await nc.close()
+        raw_rate = await raw_publish_rate(nc, size["publishes"])
+        rr = await raw_request_reply(nc, server.url, size["round_trips"])
         env = {**os.environ, "SKAT_LOG_LEVEL": "warning"}
         if profile_dir:
             env["SKAT_PROFILE_DIR"] = profile_dir
-        procs = [
-            subprocess.Popen([sys.executable, "-m", "skatbus.cli", "service", name, "--nats", server.url], env=env)
+        procs: dict[str, list[subprocess.Popen[bytes]]] = {
+            name: [
+                subprocess.Popen([sys.executable, "-m", "skatbus.cli", "service", name, "--nats", server.url], env=env)
+                for _ in range(n)
+            ]
             for name in SERVICES
-        ]
-        pids = {"nats-server": server.pid or 0, "bench players": os.getpid()}
-        pids.update({name: p.pid for name, p in zip(SERVICES, procs)})
+        }
+        pids: dict[str, list[int]] = {"nats-server": [server.pid or 0], "bench players": [os.getpid()]}
+        pids.update({name: [p.pid for p in ps] for name, ps in procs.items()})
+        before, after = Counters(), Counters()
+
+        def cpu_now() -> dict[str, float]:
+            return {name: sum(_cpu_seconds(pid) for pid in ps) for name, ps in pids.items()}
+
+        async def begin() -> None:
+            before.health = await collect_health(nc, SERVICES, expect=n)
+            before.consumers = await consumer_states(nc)
+            before.varz = await asyncio.to_thread(server.monitor, "varz")
+            before.cpu = cpu_now()
+
+        async def end() -> None:
+            await _settle(nc, after)
+            after.varz = await asyncio.to_thread(server.monitor, "varz")
+            after.cpu = cpu_now()
+            after.consumers = await consumer_states(nc)
+            after.health = await collect_health(nc, SERVICES, expect=n)
+
         try:
-            _, _, _, alone = await run_stack(server.url, 1, 2, prefix="solo")
-            cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
-            seconds, deals, events, watch = await run_stack(server.url, tables, rounds)
-            cpu = {name: _cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+            await wait_instances(nc, SERVICES, n)
+            # One table alone (which also warms the services up), then many tables at once.
+            _, _, _, alone = await run_stack(server.url, 1, size["solo_rounds"], prefix="solo")
+            seconds, deals, events, watch = await run_stack(server.url, tables, rounds, begin=begin, end=end)
         finally:
-            stop_processes(procs)
+            await nc.close()
+            stop_processes([p for ps in procs.values() for p in ps])
+    rows = _rows(
+        size=size,
+        instances=n,
+        raw_rate=raw_rate,
+        rr=rr,
+        alone=alone.samples,
+        loaded=watch.samples,
+        seconds=seconds,
+        deals=deals,
+        events=events,
+        before=before,
+        after=after,
+        processes={name: len(ps) for name, ps in pids.items()},
+    )
+    report = _profile_report(profile_dir) if profile_dir else ""
+    return rows, report
+
+
+def _rows(
+    *,
+    size: dict[str, int],
+    instances: int,
+    raw_rate: float,
+    rr: list[float],
+    alone: list[float],
+    loaded: list[float],
+    seconds: float,
+    deals: int,
+    events: int,
+    before: Counters,
+    after: Counters,
+    processes: dict[str, int],
+) -> list[Row]:
+    tables = size["tables"]
     per_deal = events / deals
     ceiling = raw_rate / per_deal
     rate = deals / seconds
+    share = rate / ceiling
     rr50, rr99 = _percentile(rr, 0.5), _percentile(rr, 0.99)
-    lat50, lat99 = _percentile(watch.samples, 0.5), _percentile(watch.samples, 0.99)
-    solo50, solo99 = _percentile(alone.samples, 0.5), _percentile(alone.samples, 0.99)
     rows = [
         Row("raw acked JetStream publishes", raw_rate, "msgs/s", note="128 concurrent publishers, file storage"),
-        Row("raw ceiling", ceiling, "deals/s", note=f"/ {per_deal:.1f} events per deal"),
+        Row("raw ceiling", ceiling, "deals/s", note=f"raw publishes / {per_deal:.1f} stored events per deal"),
         Row(
             "stack deals/s",
             rate,
             "deals/s",
-            target=CEILING_SHARE_TARGET * ceiling,
-            relative=rate / ceiling,
-            note=f"{deals} deals at {tables} tables in {seconds:.1f} s; x baseline = share of the ceiling",
-        ),
-        Row("raw request/reply p50", rr50 * 1e6, "us", note=f"p99 {rr99 * 1e6:.0f} us, responder in another process"),
-        Row(
-            "command -> next prompt p50, one table alone",
-            solo50 * 1e6,
-            "us",
-            relative=solo50 / rr50,
-            note=f"p99 {solo99 * 1e6:.0f} us; x baseline = multiple of raw request/reply (target <= {LATENCY_FACTOR_TARGET:.0f})",
+            relative=share,
+            vs=f"= {_pct(share)} of the raw ceiling (goal >= {_pct(CEILING_SHARE_GOAL)}): {_goal(share >= CEILING_SHARE_GOAL)}",
+            note=f"{deals} deals at {tables} tables in {seconds:.1f} s, {instances} process{'es' if instances > 1 else ''} per service",
         ),
         Row(
-            f"command -> next prompt p50, {tables} tables",
-            lat50 * 1e6,
+            "raw request/reply p50",
+            rr50 * 1e6,
             "us",
-            relative=lat50 / rr50,
-            note=f"p99 {lat99 * 1e6:.0f} us; under full load: mostly queueing",
+            vs="the unit of the latency goals",
+            note=f"{len(rr)} round trips to a responder in another process",
+        ),
+        Row(
+            "raw request/reply p99",
+            rr99 * 1e6,
+            "us",
+            relative=rr99 / rr50,
+            vs=times(rr99 / rr50, "raw request/reply p50"),
         ),
     ]
-    total_cpu = sum(cpu.values())
-    rows.append(Row("CPU used / wall time", total_cpu / seconds, "cores", note="2 cores on the reference machine"))
-    for name, used in sorted(cpu.items(), key=lambda kv: -kv[1]):
+    for label, samples, goals in (
+        ("one table alone", alone, (LATENCY_P50_GOAL, LATENCY_P99_GOAL)),
+        (f"{tables} tables", loaded, None),
+    ):
+        for q, goal in ((0.5, goals[0] if goals else None), (0.99, goals[1] if goals else None)):
+            value = _percentile(samples, q)
+            multiple = value / rr50
+            vs = times(multiple, "raw request/reply p50")
+            if goal is not None:
+                vs += f" (goal <= {goal:.0f}x): {_goal(multiple <= goal)}"
+            note = f"{len(samples)} samples"
+            if goals is not None:
+                note += f", 1 table x {size['solo_rounds'] * 3} deals"
+                if q == 0.99:
+                    note += f"; {value / rr99:.1f}x raw request/reply p99"
+            else:
+                note += "; under full load: mostly queueing, no goal"
+            rows.append(
+                Row(
+                    f"command -> next prompt p{round(q * 100)}, {label}",
+                    value * 1e6,
+                    "us",
+                    relative=multiple,
+                    vs=vs,
+                    note=note,
+                )
+            )
+
+    # Messages through the server, from its own counters.
+    delta = {k: int(after.varz.get(k, 0)) - int(before.varz.get(k, 0)) for k in ("in_msgs", "out_msgs")}
+    for direction, key in (("into", "in_msgs"), ("out of", "out_msgs")):
+        per_event = delta[key] / events
+        goal = MESSAGES_BEFORE[direction] / 2
         rows.append(
-            Row(f"  {name}", 1e6 * used / events, "us/event", note=f"{100 * used / total_cpu:.0f} % of the CPU used")
+            Row(
+                f"messages {direction} the server per stored event",
+                per_event,
+                "msgs",
+                relative=per_event / MESSAGES_BEFORE[direction],
+                vs=f"goal <= {goal:.1f} (half of {MESSAGES_BEFORE[direction]:g} before issue 13): {_goal(per_event <= goal)}",
+                note=f"{delta[key] / deals:.0f} per deal; nats-server /varz {key} over the stack run,"
+                f" the bench's {after.polls} consumer-info request{'s' if after.polls > 1 else ''} included",
+            )
         )
-    report = _profile_report(profile_dir) if profile_dir else ""
-    return rows, report
+
+    # Conflicts and redeliveries over the stack run.
+    conflicts, retried, answered = _conflicts(before.health, after.health)
+    expected = sum(processes[name] for name in SERVICES)
+    redelivered = sum(
+        s["redelivered"] - before.consumers.get(name, {}).get("redelivered", 0) for name, s in after.consumers.items()
+    )
+    per_1000 = 1000 / events
+    if conflicts is None:
+        rows.append(
+            Row(
+                "conflicts per 1,000 stored events",
+                0.0,
+                "",
+                vs="not measured",
+                note="the services' health answers carry no 'conflicts' count",
+            )
+        )
+    else:
+        rows.append(
+            Row(
+                "conflicts per 1,000 stored events",
+                conflicts * per_1000,
+                "",
+                note=f"{conflicts} appends beaten by another writer, {retried} append retries;"
+                f" health answers of {answered} of {expected} service processes",
+            )
+        )
+    rows.append(
+        Row(
+            "redeliveries per 1,000 stored events",
+            redelivered * per_1000,
+            "",
+            note=f"{redelivered} over {len(after.consumers)} consumers of stream {STREAM} (num_redelivered)"
+            + ("" if after.idle else "; consumers still busy 3 s after the last table closed"),
+        )
+    )
+    if conflicts is not None:
+        faults = (conflicts + redelivered) * per_1000
+        rows.append(
+            Row(
+                "conflicts + redeliveries per 1,000 stored events",
+                faults,
+                "",
+                vs=f"goal <= {FAULTS_PER_1000_GOAL:g}: {_goal(faults <= FAULTS_PER_1000_GOAL)}",
+            )
+        )
+
+    # CPU: per process (a service's instances summed), in total.
+    cpu = {name: after.cpu[name] - before.cpu.get(name, 0.0) for name in after.cpu}
+    total_cpu = sum(cpu.values())
+    services_cpu = sum(cpu[name] for name in SERVICES)
+    rows.append(Row("CPU used / wall time", total_cpu / seconds, "cores", note=f"{os.cpu_count()} cores here"))
+    total_us = 1e6 * total_cpu / events
+    note = f"nats-server, bench players and services; the services alone {1e6 * services_cpu / events:.0f} us"
+    if instances > 1:
+        note += "; goal with instances: within 10 % of a --instances 1 run's figure"
+    rows.append(
+        Row(
+            "CPU us per stored event, all processes",
+            total_us,
+            "us",
+            vs=f"goal <= {CPU_PER_EVENT_GOAL_US:.0f} us: {_goal(total_us <= CPU_PER_EVENT_GOAL_US)}",
+            note=note,
+        )
+    )
+    for name, used in sorted(cpu.items(), key=lambda kv: -kv[1]):
+        count = processes[name]
+        label = f"  {name}" + (f" ({count} processes)" if count > 1 else "")
+        share_cpu = 100 * used / total_cpu if total_cpu else 0.0
+        rows.append(
+            Row(label, 1e6 * used / events, "us", note=f"CPU us per stored event, {share_cpu:.0f} % of the CPU used")
+        )
+    return rows
 
 
 def _run(coro: Any) -> Any:

@@ -16,6 +16,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 
 def binary_path() -> str:
@@ -52,6 +53,10 @@ class EmbeddedServer:
     must name its own ``store_dir``, and the host and port given here still apply (on the
     command line: no secret is ever there, the configuration holds public keys only). ``tls``
     says the configuration requires TLS, so ``url`` is a ``tls://`` one.
+
+    ``monitor_port`` turns on nats-server's HTTP monitoring (``-m``: ``/varz``, ``/connz``,
+    ``/jsz``, ...) on that port of the same host as the server (0: a free port); ``monitor_url``
+    says where and ``monitor("varz")`` reads one report. Without it there is no monitoring port.
     """
 
     def __init__(
@@ -62,10 +67,12 @@ class EmbeddedServer:
         log_file: str | None = None,
         host: str = "127.0.0.1",
         tls: bool = False,
+        monitor_port: int | None = None,
     ) -> None:
         self.host = host
         self.tls = tls
         self.port = port or free_port()
+        self.monitor_port = None if monitor_port is None else monitor_port or free_port()
         self._own_store = store_dir is None
         self.store_dir = store_dir or tempfile.mkdtemp(prefix="skatbus-js-")
         self.config = config
@@ -81,6 +88,28 @@ class EmbeddedServer:
     def url(self) -> str:
         host = f"[{self.local_host}]" if ":" in self.local_host else self.local_host
         return f"{'tls' if self.tls else 'nats'}://{host}:{self.port}"
+
+    @property
+    def monitor_url(self) -> str:
+        """The HTTP monitoring endpoint's base, e.g. ``http://127.0.0.1:8222``."""
+        if self.monitor_port is None:
+            raise ValueError("this server was started without a monitoring port (monitor_port=...)")
+        host = f"[{self.local_host}]" if ":" in self.local_host else self.local_host
+        return f"http://{host}:{self.monitor_port}"
+
+    def monitor(self, report: str = "varz", timeout: float = 2.0, **params: str | int | bool) -> dict[str, Any]:
+        """One monitoring report as JSON (``varz``: ``in_msgs``, ``out_msgs``, ...; ``jsz``, ...).
+        Blocking: from an event loop, call it in a thread."""
+        import json
+        import urllib.parse
+        import urllib.request
+
+        query = urllib.parse.urlencode({k: str(v).lower() if isinstance(v, bool) else v for k, v in params.items()})
+        url = f"{self.monitor_url}/{report}" + (f"?{query}" if query else "")
+        # No proxy: an http_proxy in the environment must not get loopback requests.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(url, timeout=timeout) as response:
+            return json.loads(response.read())  # type: ignore[no-any-return]
 
     @property
     def running(self) -> bool:
@@ -99,21 +128,26 @@ class EmbeddedServer:
             cmd += ["-sd", self.store_dir]
         if self.log_file:
             cmd += ["-l", self.log_file]
+        if self.monitor_port is not None:
+            cmd += ["-m", str(self.monitor_port)]  # on the server's host (-a) unless a config says otherwise
         return cmd
 
     def start(self, timeout: float = 15.0) -> EmbeddedServer:
         self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
+        waiting = [self.port] + ([self.monitor_port] if self.monitor_port is not None else [])
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"nats-server exited with code {self.proc.returncode}: {' '.join(self.command())}")
             try:
-                with socket.create_connection((self.local_host, self.port), timeout=0.2):
+                with socket.create_connection((self.local_host, waiting[0]), timeout=0.2):
+                    waiting.pop(0)
+                if not waiting:
                     return self
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise TimeoutError(f"nats-server did not listen on port {self.port} within {timeout} s")
+        raise TimeoutError(f"nats-server did not listen on port(s) {', '.join(map(str, waiting))} within {timeout} s")
 
     def stop(self, remove_store: bool | None = None) -> None:
         """Stop the server (SIGTERM, then SIGKILL) and, if we made it, remove its store."""
