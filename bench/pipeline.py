@@ -529,10 +529,11 @@ def _rows(
         rows.append(
             Row(
                 "conflicts per 1,000 stored events",
-                0.0,
+                float("nan"),
                 "",
                 vs="not measured",
-                note="the services' health answers carry no 'conflicts' count",
+                note="the services' health answers carry no 'conflicts' count;"
+                f" health answers of {answered} of {expected} service processes",
             )
         )
     else:
