@@ -1,8 +1,11 @@
 """NATS subject names. Identity lives in the subject, so the server can enforce who sees what.
 
-- ``skat.log.<table>.<event>``  the table's append-only log (JetStream stream ``SKAT``); one
-  subject per event kind so services consume only the kinds they react to, while
-  ``skat.log.<table>.*`` is the whole table.
+- ``skat.log.<table>.<event>.<partition>``  the table's append-only log (JetStream stream
+  ``SKAT``); one subject per event kind so services consume only the kinds they react to, while
+  ``skat.log.<table>.>`` is the whole table. The last token is the table's partition
+  (``partition_of``): each instance of a service owns some partitions and consumes only theirs,
+  so a table has one active owner at a time (``services.ownership``). Logs written before
+  partitions existed have no last token; readers accept both forms.
 - ``skat.cmd.<player>.<table>``  a player's commands (request/reply).
 - ``skat.view.<player>.<table>`` the player's private views and turn prompts.
 - ``skat.public.<table>``        the table's redacted public feed, for spectators.
@@ -14,12 +17,18 @@
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Final
 
 STREAM: Final = "SKAT"
 LOG_ALL: Final = "skat.log.>"
 COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
+
+PARTITIONS: Final = 8
+"""How many partitions the tables are spread over. Fixed for the life of a stream: a table's
+partition is part of its log subjects. Eight lets up to eight instances of a service share the
+work; one instance owns them all."""
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Matched with ``fullmatch``: ``$`` would let a trailing newline through."""
@@ -71,18 +80,34 @@ def event_name(tag: str) -> str:
     return tag.partition("/")[0]
 
 
+def partition_of(table: str) -> int:
+    """The partition of a table: a stable hash of its id (the same in every process and
+    version, unlike ``hash()``), so every writer and every consumer agree on it."""
+    return zlib.crc32(table.encode()) % PARTITIONS
+
+
 def log_subject(table: str, event: str) -> str:
-    return f"skat.log.{check_token('table', table)}.{event}"
+    return f"skat.log.{check_token('table', table)}.{event}.{partition_of(table)}"
 
 
 def table_log(table: str) -> str:
     """Every event of one table (a valid id only: a wildcard here would mean every table)."""
-    return f"skat.log.{check_token('table', table)}.*"
+    return f"skat.log.{check_token('table', table)}.>"
 
 
-def log_kind(event: str) -> str:
-    """Every table's events of one kind: what a service's consumer filters on."""
+def log_kind(event: str, partition: int | None = None) -> str:
+    """Every table's events of one kind (in one partition, if given): a consumer's filter."""
+    return f"skat.log.*.{event}.{'*' if partition is None else partition}"
+
+
+def legacy_log_kind(event: str) -> str:
+    """The same, as written before partitions existed (no partition token)."""
     return f"skat.log.*.{event}"
+
+
+def partition_log(partition: int) -> str:
+    """Every event of every table in one partition (the views service's filter)."""
+    return f"skat.log.*.*.{partition}"
 
 
 def command_subject(player: str, table: str) -> str:
@@ -108,9 +133,10 @@ def _tokens(subject: str, prefix: str, count: int) -> list[str] | None:
 
 
 def parse_log_subject(subject: str) -> tuple[str, str]:
-    """(table, event kind) of a log subject; ``ValueError`` unless both are valid tokens."""
-    tokens = _tokens(subject, "skat.log.", 2)
-    if tokens is None:
+    """(table, event kind) of a log subject; ``ValueError`` unless both are valid tokens and
+    the partition token, if there is one, is the table's own (legacy subjects have none)."""
+    tokens = _tokens(subject, "skat.log.", 3) or _tokens(subject, "skat.log.", 2)
+    if tokens is None or len(tokens) == 3 and tokens[2] != str(partition_of(tokens[0])):
         raise ValueError(f"not a log subject: {subject[:80]!r}")
     return tokens[0], tokens[1]
 

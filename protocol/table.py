@@ -102,7 +102,7 @@ class TableState:
         "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
-        "events", "deal_events", "unknown", "formats",
+        "events", "deal_events", "unknown", "formats", "skipped",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -132,6 +132,8 @@ class TableState:
         self.deal_events: list[Event] = []
         self.unknown = 0
         self.formats: dict[str, str] = {}
+        self.skipped = 0
+        """Deals whose play this state jumped over (``skip_to_scored``): 0 for a full fold."""
 
     # --- questions ---------------------------------------------------------------------
 
@@ -326,6 +328,27 @@ class TableState:
 
     def _deal_scored(self, e: DealScored) -> None:
         self._expect(e)
+        self._record_score(e)
+
+    def skip_to_scored(self, e: DealScored, position: int) -> None:
+        """Jump over the rest of the deal in progress to its score, stored at ``position``.
+
+        For a service that takes no part in a deal's play (the dealer, bidding): it need not
+        read and fold the deal's cards to deal the next one or run its bidding. The score is
+        taken as stored; the play and scoring services fold and check every event of the
+        deal, and scoring derived this score from them. What only the skipped events tell
+        (the cards played, time-outs during the play) is missing from this state afterwards:
+        ``skipped`` counts such jumps. Raises ``LogError`` unless ``e`` ends the deal in progress.
+        """
+        if self.closed or self.deal is None or self.scored or e.deal != self.deal_no or position < self.events:
+            raise LogError(position, f"deal_scored of deal {e.deal} does not end the deal in progress")
+        self.events = position
+        self._record_score(e)
+        self.events = position + 1
+        self.deal_events = []
+        self.skipped += 1
+
+    def _record_score(self, e: DealScored) -> None:
         for seat, (s, sf) in enumerate(zip(e.result.scores, e.result.seeger_fabian)):
             self.totals[seat] += s
             self.sf_totals[seat] += sf

@@ -12,10 +12,10 @@ from .runtime import Service
 
 class Bidding(Service):
     name = "bidding"
-    triggers = (
-        "table_opened", "deal_dealt", "bid", "hold", "pass", "bidding_won", "all_passed", "skat_taken", "discarded",
-        "game_declared", "kontra", "re", "timed_out",
-    )  # fmt: skip
+    triggers = ("deal_dealt",)
+    skips_deals = True
+    """What others write that bidding must act on: a new deal (its first prompt and deadline).
+    Every other event of a bidding phase is bidding's own."""
     commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)
     answers_malformed = True
     phases = frozenset({Phase.BIDDING, Phase.SKAT, Phase.DISCARD, Phase.DECLARE, Phase.DOUBLING})

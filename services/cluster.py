@@ -202,10 +202,21 @@ class LocalCluster:
             for node in self.nodes.values():
                 self._wait_listening(node, deadline)
             _run_in_thread(lambda: _wait_jetstream(self.urls, deadline))
+            self._wait_meta_peers(deadline)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _wait_meta_peers(self, deadline: float) -> None:
+        """Until a stream replicated on every node can be placed.
+
+        JetStream answers as soon as a meta leader exists, but the leader learns that its peers
+        are online a moment later: a replicated stream created in between fails with "no
+        suitable peers for placement, peer offline" (err 10005). The only sure test is to place
+        one: a probe stream on every node, created (retrying 10005) and deleted again.
+        """
+        _run_in_thread(lambda: _probe_placement(self.urls, self.size, deadline))
 
     def stop(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL after 10 s) and remove what we created:
@@ -416,6 +427,31 @@ async def _wait_jetstream(urls: list[str], deadline: float) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"JetStream not ready through {url}: {last!r}")
             await asyncio.sleep(0.1)
+
+
+async def _probe_placement(urls: list[str], replicas: int, deadline: float) -> None:
+    import json
+
+    import nats
+
+    config = {"name": "SKATBUS_READY_PROBE", "subjects": ["_skatbus.ready_probe"], "num_replicas": replicas}
+    config["storage"] = "memory"
+    nc = await nats.connect(servers=urls, connect_timeout=2)
+    try:
+        while True:
+            try:
+                reply = await nc.request("$JS.API.STREAM.CREATE.SKATBUS_READY_PROBE", json.dumps(config).encode(), 2.0)
+                answer = json.loads(reply.data or b"{}")
+            except Exception as exc:  # no responders or a time-out while the cluster settles
+                answer = {"error": repr(exc)}
+            if "error" not in answer:
+                await nc.request("$JS.API.STREAM.DELETE.SKATBUS_READY_PROBE", b"", timeout=2.0)
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"a stream with {replicas} replicas cannot be placed: {answer['error']}")
+            await asyncio.sleep(0.1)
+    finally:
+        await nc.close()
 
 
 # Clusters not yet stopped (a strong reference: an unreferenced running cluster must still be

@@ -17,7 +17,10 @@ from .store import Conflict
 
 class Dealer(Service):
     name = "dealer"
-    triggers = ("table_opened", "deal_scored")
+    triggers = ("deal_scored",)
+    skips_deals = True
+    """What others write that the dealer must act on. Its own events (the table opened, a deal
+    dealt) it applied when it wrote them; a table it opened deals its first deal at once."""
 
     async def on_start(self) -> None:
         self._subs.append(await self.nc.subscribe(ADMIN_OPEN, queue=self.name, cb=self._on_open_msg))

@@ -10,9 +10,8 @@ from .runtime import Service
 
 class Play(Service):
     name = "play"
-    triggers = (
-        "table_opened", "game_declared", "pass", "re", "all_passed", "card_played", "trick_taken", "cards_shown",
-        "resigned", "timed_out",
-    )  # fmt: skip
+    triggers = ("game_declared", "pass", "re", "all_passed")
+    """What bidding writes that can start the play (the declaration, the last pass or Re of the
+    doubling round, a passed-in Ramsch). Cards, tricks and the deal's end are play's own."""
     commands = (PlayCard, ShowCards, Resign)
     phases = frozenset({Phase.PLAYING})

@@ -6,9 +6,16 @@ current from its consumer and from the tail of the table's log. Nothing in the c
 needed after a crash: a new instance rebuilds it. Per table, work is serialised by a lock;
 different tables proceed concurrently.
 
-- Triggers: a durable pull consumer (one per service, shared by its instances) filtered to the
-  event kinds the service reacts to. A message is acknowledged only after the service has
-  appended everything it owes for that table, so a crash in between redelivers it.
+- Ownership: tables are spread over partitions, and each instance of a service owns some of
+  them (``services.ownership``): only the owner consumes a table's events, answers its
+  players (another instance passes a command on to the owner), arms its deadlines. When an
+  instance dies its partitions move to the others, which first catch up every open table of
+  them from the log. The expected-sequence check of every append stays the safety net.
+- Triggers: one durable pull consumer per service and partition, pulled by the partition's
+  owner, filtered to the event kinds *other* services write that this one must react to (a
+  service does not need its own events delivered back: it applied them when it wrote them).
+  A message is acknowledged only after the service has appended everything it owes for that
+  table, so a crash in between redelivers it.
 - Owed events: ``protocol.table.due`` names the next derived event; the service appends it when
   ``OWNER`` says it is its own.
 - Commands: player requests on ``skat.cmd.<player>.<table>`` (queue group per service); the seat
@@ -37,10 +44,10 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from protocol.commands import Command
 from protocol.deal import Phase
 from protocol.decide import Rejection, decide, stale, timeout
-from protocol.events import Event, UnknownEvent
+from protocol.events import DealDealt, DealScored, Event, UnknownEvent
 from protocol.subjects import (
     ADMIN_OPEN,
-    LOG_ALL,
+    PARTITIONS,
     STREAM,
     health_subject,
     is_inbox,
@@ -48,6 +55,8 @@ from protocol.subjects import (
     log_kind,
     parse_command_subject,
     parse_log_subject,
+    partition_log,
+    partition_of,
 )
 from protocol.table import OWNER, LogError, TableState, due
 from protocol.wire import OpenTable, Reply, decode, decode_command, encode, sniff
@@ -56,6 +65,7 @@ from . import logs, natsfast
 from .connection import each_reconnect
 from .consumer import PullConsumer
 from .doors import Doors
+from .ownership import Ownership, forward_subject, member_id
 from .ratelimit import PlayerLimits
 from .store import (
     Backoff,
@@ -65,9 +75,12 @@ from .store import (
     ack_metadata,
     index_of,
     parse_time,
+    patiently,
 )
 
 ACK_WAIT = 5.0
+FORWARDED_SUBJECT = "Skat-Subject"
+"""Header naming the subject a command came in on, when one instance passes it to the owner."""
 EVICT_AFTER = 60.0
 """Seconds a closed table stays cached: long enough for late triggers and commands."""
 MAX_COMMAND_BYTES = 4096
@@ -124,6 +137,9 @@ class Service:
     """The subject through which a player reaches this service (if it answers players): all
     players through its wildcard, or each seated one through its own door while someone is
     flooding (``services.doors``)."""
+    skips_deals: ClassVar[bool] = False
+    """The service takes no part in a deal's play, so it may jump over a deal's cards to its
+    score instead of reading and folding them (``TableState.skip_to_scored``)."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -132,12 +148,22 @@ class Service:
         self.nc = nc
         self.store = EventStore(nc)
         self.tables: dict[str, Table] = {}
+        self.instance = instance
         self.log = logs.get(service=self.name, instance=instance or None)
+        self.conflicts = 0
+        """Appends beaten by another writer since start (each costs a re-read and a second try):
+        near zero when each table has one active owner (``make bench --instances``)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._subs: list[Any] = []
         self._queues: dict[str, list[Msg]] = {}
         self._draining: set[str] = set()
-        self._consumer: PullConsumer | None = None
+        self._consumers: dict[int, PullConsumer] = {}
+        self.member = member_id(instance or str(os.getpid()))
+        self.ownership = Ownership(self.nc, self.name, self.member, self._claim, self._release, self.log)
+        self._to_recover: set[int] = set()
+        self._recovery: asyncio.Task[Any] | None = None
+        self.forwarded = 0
+        """Commands passed on to the instance that owns their table."""
         self.limits = PlayerLimits()
         self.reads = PlayerLimits(rate=float(os.environ.get("SKAT_PLAYER_READS", "20")))
         """A second, smaller budget per player: commands that cost a read of the store (a table
@@ -165,29 +191,48 @@ class Service:
             )
             await self.doors.open()
             self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
+        if self.listens_to_players():
+            self._subs.append(
+                await self.nc.subscribe(forward_subject(self.name, self.member), cb=self._on_forwarded_msg)
+            )
         if self.triggers:
-            await self._ensure_consumer()
+            await self._ensure_consumers()
         await self.on_start()
         self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
-        if self.owns_events or not self.acknowledges or self.listens_to_players():
-            self._spawn(self._recover())
-        else:
-            self.ready.set()
+        await self.ownership.start()  # claims this instance's partitions (and recovers them)
+        self._spawn(self._ready_after_recovery())
         self._spawn(each_reconnect(self.nc, self._after_reconnect))
-        self.log.info("service_started")
+        self.log.info("service_started", member=self.member, partitions=sorted(self.ownership.owned))
+
+    async def _ready_after_recovery(self) -> None:
+        """Ready (answering health checks) once the first recovery of every claimed partition
+        is done: ``skat up`` and deployments wait for it."""
+        started = time.monotonic()
+        if self._recovery is not None:
+            await asyncio.gather(self._recovery, return_exceptions=True)
+        self.ready.set()
+        self.log.info("service_ready", tables=len(self.tables), seconds=round(time.monotonic() - started, 3))
 
     async def _on_health(self, msg: Msg) -> None:
         """Answer ``skat.health.<service>`` once the service is ready: subscribed, consuming,
         and done with its recovery scan (so that ``skat up`` and deployments wait for it)."""
         if self.ready.is_set() and is_inbox(msg.reply):
-            await self.nc.publish(msg.reply, encode({"service": self.name, "tables": len(self.tables)}, "json"))
+            health = {
+                "service": self.name,
+                "instance": self.instance,
+                "tables": len(self.tables),
+                "conflicts": self.conflicts,
+                "retried": self.store.retried,
+                "forwarded": self.forwarded,
+                "partitions": sorted(self.ownership.owned),
+            }
+            await self.nc.publish(msg.reply, encode(health, "json"))
 
     async def on_start(self) -> None:
         """Hook: extra subscriptions."""
 
     async def stop(self) -> None:
-        if self._consumer is not None:
-            await self._consumer.stop()
+        await self.ownership.stop()  # the others take our partitions over at once
         if self.doors is not None:
             await self.doors.close()
         for sub in self._subs:
@@ -253,11 +298,14 @@ class Service:
         if table is not None and table.state.closed:
             if table.timer is not None:
                 table.timer.cancel()
-            if table.seated and self.doors is not None:
-                for player in table.state.players:
-                    self.doors.unseat(player)
-            del self.tables[table_id]
-            self.forget(table_id)
+            self._drop(table_id)
+
+    def _drop(self, table_id: str) -> None:
+        table = self.tables.pop(table_id)
+        if table.seated and self.doors is not None:
+            for player in table.state.players:
+                self.doors.unseat(player)
+        self.forget(table_id)
 
     def forget(self, table_id: str) -> None:
         """Hook: drop per-table data a subclass keeps."""
@@ -301,7 +349,11 @@ class Service:
         """Append events in order after the cached state; raises ``Conflict`` if beaten."""
         for event in events:
             index = table.state.events
-            seq = await self.store.append(table.id, index, event, table.last_seq)
+            try:
+                seq = await self.store.append(table.id, index, event, table.last_seq)
+            except Conflict:
+                self.conflicts += 1
+                raise
             self._apply(table, index, event, seq, time.time())
 
     async def settle(self, table: Table, attempts: int = 8) -> None:
@@ -320,21 +372,74 @@ class Service:
 
     # --- triggers ----------------------------------------------------------------------
 
-    async def _ensure_consumer(self) -> None:
+    def _durable(self, partition: int) -> str:
+        return f"skat-{self.name}-p{partition}"
+
+    async def _ensure_consumers(self) -> None:
+        """Create the service's consumer of every partition (idempotent: every instance asks),
+        so that whichever instance comes to own a partition finds its consumer waiting."""
         js = self.store.js
-        subjects = [LOG_ALL] if self.triggers == ("*",) else [log_kind(k) for k in self.triggers]
-        config = ConsumerConfig(
-            durable_name=f"skat-{self.name}",
-            deliver_policy=DeliverPolicy.ALL,
-            ack_policy=AckPolicy.EXPLICIT if self.acknowledges else AckPolicy.NONE,
-            ack_wait=ACK_WAIT,
-            max_ack_pending=20_000,
-            filter_subjects=subjects if len(subjects) > 1 else None,
-            filter_subject=subjects[0] if len(subjects) == 1 else None,
-        )
-        await js.add_consumer(STREAM, config)
-        self._consumer = PullConsumer(self.nc, STREAM, f"skat-{self.name}", self._on_log_msg)
-        await self._consumer.start()
+
+        async def ensure(partition: int) -> None:
+            if self.triggers == ("*",):
+                subjects = [partition_log(partition)]
+            else:
+                subjects = [log_kind(k, partition) for k in self.triggers]
+            config = ConsumerConfig(
+                durable_name=self._durable(partition),
+                deliver_policy=DeliverPolicy.ALL,
+                ack_policy=AckPolicy.EXPLICIT if self.acknowledges else AckPolicy.NONE,
+                ack_wait=ACK_WAIT,
+                max_ack_pending=20_000,
+                filter_subjects=subjects if len(subjects) > 1 else None,
+                filter_subject=subjects[0] if len(subjects) == 1 else None,
+            )
+            await patiently(lambda: js.add_consumer(STREAM, config), self.store.patience, "creating a consumer")
+
+        await asyncio.gather(*(ensure(p) for p in range(PARTITIONS)))
+        with contextlib.suppress(Exception):  # the one consumer of the versions before partitions
+            if await js.delete_consumer(STREAM, f"skat-{self.name}"):
+                self.log.warning("legacy_consumer_deleted", consumer=f"skat-{self.name}")
+
+    # --- ownership -----------------------------------------------------------------------
+
+    def owns(self, table_id: str) -> bool:
+        return self.ownership.owns(partition_of(table_id))
+
+    async def _claim(self, partition: int) -> None:
+        """This instance now owns ``partition``: consume its events, and catch up every open
+        table of it from the log (a previous owner may have died halfway through)."""
+        if self.triggers:
+            consumer = PullConsumer(self.nc, STREAM, self._durable(partition), self._on_log_msg)
+            await consumer.start()
+            self._consumers[partition] = consumer
+        self._to_recover.add(partition)
+        if self._recovery is None or self._recovery.done():
+            self._recovery = self._spawn(self._recover_claimed())
+        self.log.info("partition_claimed", partition=partition)
+
+    async def _recover_claimed(self) -> None:
+        await asyncio.sleep(0)  # partitions are claimed in bursts: one scan of the store for all
+        while self._to_recover:
+            partitions, self._to_recover = self._to_recover, set()
+            await self._recover(partitions)
+
+    async def _release(self, partition: int) -> None:
+        """Another instance owns ``partition`` now: stop consuming it and forget its tables
+        (their deadlines are the new owner's; a table still busy here finishes its step, and the
+        expected-sequence check keeps the two writers apart)."""
+        consumer = self._consumers.pop(partition, None)
+        if consumer is not None:
+            await consumer.stop()
+        for table_id, table in list(self.tables.items()):
+            if partition_of(table_id) != partition:
+                continue
+            if table.timer is not None:
+                table.timer.cancel()
+                table.timer = None
+            if not table.users and not table.lock.locked():
+                self._drop(table_id)
+        self.log.info("partition_released", partition=partition)
 
     async def _on_log_msg(self, msg: Msg) -> None:
         """Queue a trigger for its table; one worker per table drains the queue in order, so
@@ -380,7 +485,8 @@ class Service:
                         event = self.store.codec.decode(msg.data)
                         self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
-                        await self._catch_up_to(table, index)
+                        if not (self.skips_deals and await self._skip_deal(table, index, msg)):
+                            await self._catch_up_to(table, index)
                 await self.settle(table)
                 await self.after_change(table)
             if self.acknowledges:
@@ -393,6 +499,35 @@ class Service:
             if not self.acknowledges:
                 loop = asyncio.get_running_loop()
                 loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries=10)))
+
+    async def _skip_deal(self, table: Table, index: int, msg: Msg) -> bool:
+        """Bring the cache to the trigger at ``index`` without reading the deal's play: the
+        trigger is the deal's score (the dealer's), or the next deal right after that score
+        (bidding's: then the score is one direct get). False where that does not fit (the
+        cache is not in the deal the trigger ends, a log from before partitions): the caller
+        reads the tail as usual."""
+        state = table.state
+        if table.broken or state.deal is None or state.scored or state.closed:
+            return False
+        trigger = self.store.codec.decode(msg.data)
+        seq, stored_at = ack_metadata(msg.reply)
+        try:
+            if isinstance(trigger, DealScored):
+                state.skip_to_scored(trigger, index)
+                table.last_seq, table.stored_at = seq, stored_at
+                return True
+            if isinstance(trigger, DealDealt) and trigger.deal == state.deal_no + 1:
+                scored = await self.store.last(table.id, "deal_scored")
+                if scored is None or scored.index != index - 1 or not isinstance(scored.event, DealScored):
+                    return False
+                state.skip_to_scored(scored.event, scored.index)
+                table.last_seq, table.stored_at = scored.seq, scored.stamp
+                self._apply(table, index, trigger, seq, stored_at)
+                return True
+        except LogError as exc:
+            self.log.warning("deal_not_skipped", table=table.id, error=str(exc))
+            table.state, table.last_seq, table.stored_at = TableState(), 0, 0.0  # read it whole
+        return False
 
     async def _catch_up_to(self, table: Table, index: int, patience: float = 3.0) -> None:
         """Read the log until it holds event ``index`` (the trigger in hand). A replica that
@@ -448,6 +583,27 @@ class Service:
         if not self.limits.allow(player):
             self._bench(msg, player, sniff(msg.data))
             return
+        owner = self.ownership.owner_of(partition_of(table_id))
+        if owner is not None and owner != self.member and len(msg.data) <= MAX_COMMAND_BYTES:
+            # Another instance owns this table: pass the command on untouched (the owner answers
+            # the player directly). With nobody known to own it, it is handled here.
+            self.forwarded += 1
+            with contextlib.suppress(Exception):
+                headers = {FORWARDED_SUBJECT: msg.subject}
+                await self.nc.publish(forward_subject(self.name, owner), msg.data, reply=msg.reply, headers=headers)
+            return
+        await self._take_command(msg, player, table_id)
+
+    async def _on_forwarded_msg(self, msg: Msg) -> None:
+        """A command another instance passed on (it checked the sender's rate limit already):
+        only services may publish here, but the subject is still validated like any other."""
+        try:
+            player, table_id = parse_command_subject((msg.headers or {}).get(FORWARDED_SUBJECT, ""))
+        except ValueError:
+            return
+        await self._take_command(msg, player, table_id)
+
+    async def _take_command(self, msg: Msg, player: str, table_id: str) -> None:
         if len(msg.data) > MAX_COMMAND_BYTES:
             if self.answers_malformed:
                 await self._reply(
@@ -618,8 +774,11 @@ class Service:
             try:
                 await self.settle(table)
             except (Conflict, StoreFull, TimeoutError) as exc:
-                # The move is recorded: say so. What the table owes follows on the next trigger.
+                # The move is recorded: say so. What the table owes is appended shortly (no
+                # trigger will come for it: a service is not sent back its own events).
                 self.log.warning("settle_failed", table=table.id, error=repr(exc))
+                loop = asyncio.get_running_loop()
+                loop.call_later(1.0, lambda: self._spawn(self._refresh(table.id, retries=10)))
             return Reply(ok=True, index=index)
         return Reply(ok=False, code="busy", reason="the table is busy; retry")
 
@@ -644,7 +803,7 @@ class Service:
             table.timer.cancel()
             table.timer = None
         state = table.state
-        if table.broken or not self._owns_turn(state):
+        if table.broken or not self._owns_turn(state) or not self.owns(table.id):
             return
         # A timer handle, not a sleeping task: deadlines are re-armed after every event and
         # almost never fire, so they must be cheap to set and to cancel.
@@ -677,15 +836,13 @@ class Service:
     def owns_events(self) -> bool:
         return self.name in OWNER.values()
 
-    async def _recover(self) -> None:
-        """After a (re)start or a reconnect: catch up every open table, append what it owes
-        us and arm its deadline, without waiting for the consumer to redeliver what a dead
-        instance (or a lost connection) left unacknowledged. Until the first recovery is done
-        the service does not answer its health check: it is not ready."""
-        started = time.monotonic()
+    async def _recover(self, partitions: set[int]) -> None:
+        """After claiming partitions or a reconnect: catch up every open table of them, append
+        what it owes us and arm its deadline, without waiting for the consumer to redeliver
+        what a dead instance (or a lost connection) left unacknowledged."""
         while True:
             try:
-                open_tables = await self.store.open_tables()
+                open_tables = [t for t in await self.store.open_tables() if partition_of(t) in partitions]
                 break
             except Exception as exc:  # the store is away: keep trying, and stay not ready
                 self.log.warning("recovery_failed", error=repr(exc))
@@ -696,18 +853,15 @@ class Service:
             async with gate:
                 await self._refresh(table_id)
 
-        await asyncio.gather(*(refresh(table_id) for table_id in open_tables))
-        if not self.ready.is_set():
-            self.ready.set()
-            self.log.info("service_ready", tables=len(open_tables), seconds=round(time.monotonic() - started, 3))
+        await asyncio.gather(*(refresh(table_id) for table_id in open_tables if partition_of(table_id) in partitions))
 
     async def _after_reconnect(self) -> None:
         """Recover (events delivered while the connection was down may be lost to us) and let
         subclasses re-send what players may have missed."""
         self.log.info("reconnected_recovering", reconnects=self.nc.stats.get("reconnects", 0))
-        if self._consumer is not None:
-            await self._consumer.kick()
-        await self._recover()
+        for consumer in list(self._consumers.values()):
+            await consumer.kick()
+        await self._recover(set(self.ownership.owned))
         await self.on_reconnected()
 
     async def on_reconnected(self) -> None:

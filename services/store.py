@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -48,6 +47,7 @@ from protocol.subjects import (
     LOG_ALL,
     STREAM,
     event_name,
+    legacy_log_kind,
     log_kind,
     log_subject,
     parse_log_subject,
@@ -63,6 +63,24 @@ DEFAULT_MAX_BYTES: Final = 1 << 30
 
 
 T = TypeVar("T")
+
+
+class _ApiError(msgspec.Struct):
+    code: int = 0
+    err_code: int = 0
+    description: str = ""
+
+
+class _PubAck(msgspec.Struct):
+    """JetStream's answer to a publish, decoded by msgspec (nats-py decodes it with the json
+    module into a dict and then a dataclass: twice the work on every append)."""
+
+    seq: int = 0
+    duplicate: bool = False
+    error: _ApiError | None = None
+
+
+_decode_ack = msgspec.json.Decoder(_PubAck).decode
 
 
 class Conflict(Exception):
@@ -200,6 +218,10 @@ class EventStore:
         self.retried = 0
         """Attempts repeated after a transient error, since start (for the logs and tests)."""
         self._names = {t: event_name(tag) for t, tag in TAGS.items()}
+        self._reads: dict[str, _Read] = {}
+        self._reads_sub: object | None = None
+        self._reads_prefix = ""
+        self._read_no = 0
 
     async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         """Create the stream if it is missing (idempotent; an existing stream is kept as it is:
@@ -225,7 +247,7 @@ class EventStore:
             # Unknown outcome after a time-out: it may still land. Retrying is safe (same id,
             # same expectation), and a landed attempt is recognised below.
             try:
-                ack = await self.js.publish(subject, data, headers=dict(headers), timeout=self.timeout)
+                ack = await self._publish(subject, data, headers)
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
                     landed = await self._landed(table, expected_seq, my_id, data)
@@ -242,6 +264,18 @@ class EventStore:
             return int(ack.seq)
 
         return await patiently(attempt, self.patience, f"append to {table}", self._count_retry)
+
+    async def _publish(self, subject: str, data: bytes, headers: dict[str, str]) -> _PubAck:
+        """An acknowledged publish, raising what ``js.publish`` raises (``APIError`` with the
+        server's codes, ``NoStreamResponseError`` when no stream listens)."""
+        try:
+            msg = await self.nc.request(subject, data, timeout=self.timeout, headers=dict(headers))
+        except nats.errors.NoRespondersError:
+            raise nats.js.errors.NoStreamResponseError from None
+        ack = _decode_ack(msg.data)
+        if ack.error is not None:
+            APIError.from_error(msgspec.structs.asdict(ack.error))  # raises the matching subclass
+        return ack
 
     def _count_retry(self) -> None:
         self.retried += 1
@@ -266,9 +300,17 @@ class EventStore:
     ) -> list[Stored]:
         """The table's events with stream sequence > ``after_seq``, in order; only those of one
         ``kind`` (e.g. ``deal_scored``: a table's scores without its thousands of cards) if given."""
+        if kind is not None:  # both forms: a log may hold events from before partitions existed
+            subject = log_subject(table, kind)  # checks the table id before any read
+            current = await self._read_subject(subject, after_seq, limit)
+            legacy = await self._read_subject(f"skat.log.{table}.{kind}", after_seq, limit)
+            merged = sorted(legacy + current, key=lambda stored: stored.seq)
+            return merged if limit is None else merged[:limit]
+        return await self._read_subject(table_log(table), after_seq, limit)
+
+    async def _read_subject(self, subject: str, after_seq: int, limit: int | None) -> list[Stored]:
         out: list[Stored] = []
         start = after_seq + 1
-        subject = table_log(table) if kind is None else log_subject(table, kind)
         while True:
             batch = 1000 if limit is None else min(1000, limit - len(out))
             part, pending = await self._direct_get({"seq": start, "next_by_subj": subject, "batch": batch})
@@ -280,9 +322,12 @@ class EventStore:
     async def open_tables(self) -> list[str]:
         """Tables that were opened and not closed, from the stream's subject index (one request,
         however many tables: per-subject batched gets are capped at 1,024 results)."""
-        opened = _tables_of(await self._subjects(log_kind("table_opened")))
-        closed = set(_tables_of(await self._subjects(log_kind("table_closed"))))
-        return [t for t in opened if t not in closed]
+        opened: set[str] = set()
+        closed: set[str] = set()
+        for pattern in (log_kind, legacy_log_kind):  # logs from before partitions, too
+            opened.update(_tables_of(await self._subjects(pattern("table_opened"))))
+            closed.update(_tables_of(await self._subjects(pattern("table_closed"))))
+        return sorted(opened - closed)
 
     async def _subjects(self, pattern: str) -> list[str]:
         info = await patiently(
@@ -290,10 +335,19 @@ class EventStore:
         )
         return sorted((info.state.subjects or {}).keys())
 
+    async def last(self, table: str, kind: str) -> Stored | None:
+        """The table's latest event of ``kind`` (one direct get), or None (also for a log
+        written before partitions, which this does not look into)."""
+        part, _ = await self._direct_get({"last_by_subj": log_subject(table, kind)})
+        return part[0] if part else None
+
     async def has_event(self, table: str, kind: str) -> bool:
         """Whether the table's log holds an event of ``kind`` (a single direct get)."""
-        part, _ = await self._direct_get({"last_by_subj": log_subject(table, kind)})
-        return bool(part)
+        for subject in (log_subject(table, kind), f"skat.log.{table}.{kind}"):  # and the legacy form
+            part, _ = await self._direct_get({"last_by_subj": subject})
+            if part:
+                return True
+        return False
 
     async def _direct_get(self, request: dict[str, object]) -> tuple[list[Stored], int]:
         """One direct get, retried while the stream is briefly unavailable."""
@@ -302,53 +356,70 @@ class EventStore:
         )
 
     async def _direct_get_once(self, request: dict[str, object]) -> tuple[list[Stored], int]:
-        out: list[Stored] = []
-        batched = "batch" in request
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[dict[str, str]] = loop.create_future()
-        decode = self.codec.decode
-
-        async def on_msg(msg: Msg) -> None:
-            h = msg.headers or {}
-            if "Status" in h and not msg.data:
-                if not done.done():
-                    done.set_result(h)
-                return
-            mid = h.get("Nats-Msg-Id", "")
-            subject = h["Nats-Subject"]
-            try:
-                event: Event | UnknownEvent | None = decode(msg.data)
-                index = index_of(mid, subject.split(".")[2])
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
-                event, index = None, -1  # not ours: reported by the reader, never applied
-            out.append(
-                Stored(
-                    subject=subject,
-                    seq=int(h["Nats-Sequence"]),
-                    index=index,
-                    stamp=h.get("Nats-Time-Stamp", ""),
-                    event=event,
-                    data=msg.data,
-                )
-            )
-            if not batched and not done.done():  # a single get: one message, no end-of-batch
-                done.set_result({"Status": "204"})
-
-        inbox = self.nc.new_inbox()
-        sub = await self.nc.subscribe(inbox, cb=on_msg)
+        """One direct get. Answers come to one long-lived wildcard inbox (``<inbox>.<n>``):
+        a subscription per read would cost a SUB and an UNSUB at the server and a new
+        subscription task here, for every read."""
+        if self._reads_sub is None:
+            self._reads_prefix = self.nc.new_inbox()
+            self._reads_sub = await self.nc.subscribe(self._reads_prefix + ".*", cb=self._on_read_msg)
+        self._read_no += 1
+        reply = f"{self._reads_prefix}.{self._read_no}"
+        read = _Read(batched="batch" in request, done=asyncio.get_running_loop().create_future())
+        self._reads[reply] = read
         try:
-            await self.nc.publish(f"$JS.API.DIRECT.GET.{STREAM}", json.dumps(request).encode(), reply=inbox)
-            status = await asyncio.wait_for(done, self.timeout)
+            await self.nc.publish(f"$JS.API.DIRECT.GET.{STREAM}", _encode_json(request), reply=reply)
+            status = await asyncio.wait_for(read.done, self.timeout)
         finally:
-            await sub.unsubscribe()
+            del self._reads[reply]
         code = status.get("Status")
         if code == "204":
-            return out, int(status.get("Nats-Num-Pending", 0) or 0)
+            return read.out, int(status.get("Nats-Num-Pending", 0) or 0)
         if code == "404":
-            return out, 0
+            return read.out, 0
         if code in ("503", "408"):  # no responders / no leader yet / timed out on the server
             raise nats.errors.NoRespondersError
         raise RuntimeError(f"direct get failed: {code} {status.get('Description', '')}")
+
+    async def _on_read_msg(self, msg: Msg) -> None:
+        read = self._reads.get(msg.subject)
+        if read is None or read.done.done():
+            return  # a late answer to a read that gave up
+        h = msg.headers or {}
+        if "Status" in h and not msg.data:
+            read.done.set_result(h)
+            return
+        subject = h.get("Nats-Subject", "")
+        try:
+            event: Event | UnknownEvent | None = self.codec.decode(msg.data)
+            index = index_of(h.get("Nats-Msg-Id", ""), subject.split(".")[2])
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError, IndexError):
+            event, index = None, -1  # not ours: reported by the reader, never applied
+        read.out.append(
+            Stored(
+                subject=subject,
+                seq=int(h.get("Nats-Sequence", 0)),
+                index=index,
+                stamp=h.get("Nats-Time-Stamp", ""),
+                event=event,
+                data=msg.data,
+            )
+        )
+        if not read.batched:  # a single get: one message, no end-of-batch
+            read.done.set_result({"Status": "204"})
+
+
+class _Read:
+    """One direct get in flight: what has come back, and the end-of-batch status."""
+
+    __slots__ = ("batched", "done", "out")
+
+    def __init__(self, batched: bool, done: asyncio.Future[dict[str, str]]) -> None:
+        self.batched = batched
+        self.done = done
+        self.out: list[Stored] = []
+
+
+_encode_json = msgspec.json.Encoder().encode
 
 
 async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> None:

@@ -1,9 +1,9 @@
 """The projector: sends every seat its private view and turn prompt, and publishes each table's
 redacted public feed. It writes nothing to the log; it only reads it.
 
-Run one instance: two would each send a share of a table's prompts and public events, in no
-particular order between them (spectators can order by the ``Skat-Index`` header, players by
-``Update.index``, but one projector keeps the feed in order to begin with)."""
+Several instances share the tables by partition (``services.ownership``), so each table's
+prompts and public feed come from one instance at a time, in log order. Every instance hears
+every hello and re-sends the pending prompts of its own tables."""
 
 from __future__ import annotations
 
@@ -124,6 +124,10 @@ class Views(Service):
                 await self._send(table, state.players.index(player), player, your_turn=True)
                 sent += 1
         answer["prompts"] = sent
+        # Every instance hears every hello and re-sends the prompts of its own tables; one
+        # answers (the owner of partition 0, or any while nobody is known to own it).
+        if self.ownership.owner_of(0) not in (None, self.member):
+            return
         if is_inbox(msg.reply, player):
             await self.nc.publish(msg.reply, encode(answer, "json"))
 

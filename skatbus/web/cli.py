@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from protocol.subjects import check_token
+from protocol.subjects import check_token, log_subject
 from services import logs
 from services.connection import ConnectionSettings, connect_patience, from_args, read_credentials
 from services.connection import add_arguments as add_connection_arguments
@@ -282,7 +282,7 @@ def play_main(args: argparse.Namespace) -> int:
         async def on_closed(msg: Any) -> None:
             closed.set()
 
-        await nc.subscribe(f"skat.log.{table}.table_closed", cb=on_closed)
+        await nc.subscribe(log_subject(table, "table_closed"), cb=on_closed)
         reply = await open_table(nc, request)
         if not reply.ok:
             raise RuntimeError(f"cannot open {table}: {reply.reason}")

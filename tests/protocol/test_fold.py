@@ -8,9 +8,11 @@ import msgspec
 import pytest
 
 from protocol.decide import decide, timeout
-from protocol.events import CardPlayed, DealScored, Event, PlayerTimedOut, TableOpened, UnknownEvent
+from protocol.events import CardPlayed, DealDealt, DealScored, Event, PlayerTimedOut, TableOpened, UnknownEvent
 from protocol.rules import Rules
 from protocol.table import LogError, TableState, due, fold
+from skatbus.bots import HashedBot
+from skatbus.local import play_table
 
 
 def random_log(seed: int, rules: Rules) -> list[Event]:
@@ -93,3 +95,37 @@ def test_timeout_records_the_default_action_and_the_table_goes_on() -> None:
     # Everyone passes by default: three passed-in deals, each with three time-outs.
     assert timeouts == 9 and sum(state.timeouts) == 9
     assert [row.result.kind for row in state.sheet] == ["passed"] * 3
+
+
+@pytest.mark.parametrize("seed", ["skip-a", "skip-b", "skip-c", "skip-d"])
+def test_skipping_a_deal_to_its_score_agrees_with_folding_it(seed: str) -> None:
+    """The dealer and bidding jump from a deal's start to its score without its cards; what
+    they go on to decide (the next deal, Bock, totals) must equal the full fold's."""
+    rules = Rules(rounds=2, kontra=True, bock=True)
+    log = play_table("skip", ["a", "b", "c"], [HashedBot(seed)] * 3, rules, seed).log
+    partial = fold(log[:2])  # opened and the first deal dealt
+    position = 2
+    while True:
+        scored = next(i for i in range(position, len(log)) if isinstance(log[i], DealScored))
+        partial.skip_to_scored(log[scored], scored)  # type: ignore[arg-type]
+        full = fold(log[: scored + 1])
+        assert (partial.events, partial.deal_no, partial.scored) == (full.events, full.deal_no, True)
+        assert (partial.totals, partial.sf_totals, partial.bock_left) == (full.totals, full.sf_totals, full.bock_left)
+        assert partial.sheet == full.sheet
+        assert due(partial) == due(full)
+        if scored + 1 == len(log) or not isinstance(log[scored + 1], DealDealt):
+            break
+        partial.apply(log[scored + 1])
+        position = scored + 2
+    assert partial.skipped == rules.deals
+
+
+def test_a_score_that_does_not_end_the_deal_in_progress_is_not_skipped_to() -> None:
+    log = play_table("skip", ["a", "b", "c"], [HashedBot("x")] * 3, Rules(rounds=1), "x").log
+    scores = [(i, e) for i, e in enumerate(log) if isinstance(e, DealScored)]
+    second_index, second = scores[1]
+    with pytest.raises(LogError):
+        fold(log[:2]).skip_to_scored(second, second_index)  # deal 2's score while deal 1 is on
+    first_index, first = scores[0]
+    with pytest.raises(LogError):
+        fold(log[: first_index + 1]).skip_to_scored(first, first_index)  # already scored
