@@ -344,9 +344,7 @@ def _profile_report(profile_dir: str, top: int = 12) -> str:
     for path in sorted(Path(profile_dir).glob("*.prof")):
         stats = pstats.Stats(str(path))
         total = stats.total_tt  # type: ignore[attr-defined]
-        lines.append(
-            f"\n--- {path.stem}: {total:.2f} s profiled (cProfile's wall clock, so an await can count as own time)"
-        )
+        lines.append(f"\n--- {path.stem}: {total:.2f} s of CPU profiled (services profile with time.process_time)")
         entries = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]
         for (file, line, func), (_, calls, tottime, cumtime, _) in entries:
             where = f"{Path(file).name}:{line}({func})"

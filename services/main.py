@@ -60,7 +60,7 @@ def service_main(name: str, url: str | ConnectionSettings) -> int:
         return 0
     import cProfile
 
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time)  # CPU time: waiting is not work
     profiler.enable()
     try:
         _run(run_service(name, url))

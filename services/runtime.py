@@ -54,6 +54,7 @@ from protocol.subjects import (
     is_token,
     log_kind,
     parse_command_subject,
+    parse_hello_subject,
     parse_log_subject,
     partition_log,
     partition_of,
@@ -66,6 +67,7 @@ from .connection import each_reconnect
 from .consumer import PullConsumer
 from .doors import Doors
 from .ownership import Ownership, forward_subject, member_id
+from .prompts import FORMATS_ALL, MAX_HELLO_BYTES, Prompter
 from .ratelimit import PlayerLimits
 from .store import (
     Backoff,
@@ -113,6 +115,8 @@ class Table:
     """Tasks holding or waiting for the lock (``lock.locked()`` is False while one waits)."""
     found_nothing: bool = False
     """A read found no such table (commands waiting behind it need not read again)."""
+    prompted: int = -1
+    """The log position the seat to move was last prompted at (by this service)."""
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -140,6 +144,9 @@ class Service:
     skips_deals: ClassVar[bool] = False
     """The service takes no part in a deal's play, so it may jump over a deal's cards to its
     score instead of reading and folding them (``TableState.skip_to_scored``)."""
+    sends_views: ClassVar[bool] = False
+    """Sends players their views (``services.prompts``): the services with phases send turn
+    prompts, views the rest. Such a service hears every hello (a choice of encoding)."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -174,6 +181,9 @@ class Service:
         self._warned: dict[str, float] = {}
         self.doors: Doors | None = None
         self.ready = asyncio.Event()
+        self.prompter = Prompter(nc, self.store, self.log)
+        self.hellos = PlayerLimits(rate=float(os.environ.get("SKAT_HELLO_RATE", "5")))
+        """Hellos per second and player: a bot says hello when it (re)connects, not more."""
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -185,6 +195,15 @@ class Service:
         # this process (done here, when a service starts, not as a side effect of an import).
         natsfast.install()
         await self.store.ensure_stream()
+        if self.sends_views or self.phases:
+            # Before anything is consumed: the first prompts must go out in the right encoding.
+            await self.prompter.open()
+            self._subs.append(await self.nc.subscribe(FORMATS_ALL, cb=self.prompter.on_format_msg))
+        if self.sends_views:
+            # Every player, seated or not, may say hello (it also carries the choice of
+            # encoding, made before the first table opens): one wildcard subscription, each
+            # player's hellos limited on their own small budget.
+            self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
         if self.listens_to_players():
             self.doors = Doors(
                 self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log
@@ -203,6 +222,18 @@ class Service:
         self._spawn(self._ready_after_recovery())
         self._spawn(each_reconnect(self.nc, self._after_reconnect))
         self.log.info("service_started", member=self.member, partitions=sorted(self.ownership.owned))
+
+    async def _on_hello_msg(self, msg: Msg) -> None:
+        """Checked in order, before any work: a valid player id, its rate limit, the size."""
+        try:
+            player = parse_hello_subject(msg.subject)
+        except ValueError:
+            return
+        if self.hellos.allow(player) and len(msg.data) <= MAX_HELLO_BYTES:
+            self._spawn(self.on_hello(msg, player))
+
+    async def on_hello(self, msg: Msg, player: str) -> None:
+        """Hook: a player said hello (the views service answers)."""
 
     async def _ready_after_recovery(self) -> None:
         """Ready (answering health checks) once the first recovery of every claimed partition
@@ -277,6 +308,11 @@ class Service:
             table.broken = str(exc)
             self.log.error("log_does_not_fold", table=table.id, error=str(exc))
             return False
+        self._applied(table, index, event, seq, stored_at)
+        return True
+
+    def _applied(self, table: Table, index: int, event: Event | UnknownEvent, seq: int, stored_at: float | str) -> None:
+        """Bookkeeping after event ``index`` was applied to the table's state."""
         table.last_seq = seq
         table.stored_at = stored_at
         if index == 0 and not table.seated and self.doors is not None:
@@ -287,7 +323,6 @@ class Service:
         self.on_applied(table, index, event)
         if table.state.closed:
             asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, table.id)
-        return True
 
     def _evict(self, table_id: str) -> None:
         """Forget a closed table (a late command reads it back from the store if need be)."""
@@ -346,15 +381,41 @@ class Service:
             return
 
     async def append(self, table: Table, events: Iterable[Event]) -> None:
-        """Append events in order after the cached state; raises ``Conflict`` if beaten."""
-        for event in events:
-            index = table.state.events
-            try:
-                seq = await self.store.append(table.id, index, event, table.last_seq)
-            except Conflict:
-                self.conflicts += 1
-                raise
-            self._apply(table, index, event, seq, time.time())
+        """Append events in order after the cached state, together with the derived events
+        they make due that this service owns (a card and the trick it completes, the last
+        trick and the deal's end), as one atomic batch; raises ``Conflict`` if beaten."""
+        planned, after = self._plan(table, list(events))
+        index = table.state.events
+        try:
+            seqs = await self.store.append_batch(table.id, index, planned, table.last_seq)
+        except Conflict:
+            self.conflicts += 1
+            raise
+        stored_at = time.time()
+        if after is None:
+            for i, (event, seq) in enumerate(zip(planned, seqs)):
+                self._apply(table, index + i, event, seq, stored_at)
+            return
+        table.state = after  # the copy the plan was made on: the same events applied
+        for i, (event, seq) in enumerate(zip(planned, seqs)):
+            self._applied(table, index + i, event, seq, stored_at)
+
+    def _plan(self, table: Table, events: list[Event]) -> tuple[list[Event], TableState | None]:
+        """``events`` and what they make due that is ours, and the state after all of them
+        (None when nothing is added: the events are then applied to the cache as they are)."""
+        if not self.store.atomic or table.broken:
+            return events, None
+        after = table.state.copy()
+        try:
+            for event in events:
+                after.apply(event)
+            planned = list(events)
+            while (owed := due(after)) is not None and OWNER.get(type(owed)) == self.name:
+                after.apply(owed)
+                planned.append(owed)
+        except LogError:
+            return events, None  # appended as they are; applying them will say what is wrong
+        return (planned, after) if len(planned) > len(events) else (events, None)
 
     async def settle(self, table: Table, attempts: int = 8) -> None:
         """Append every derived event the table owes that this service owns."""
@@ -563,6 +624,18 @@ class Service:
     async def after_change(self, table: Table) -> None:
         """Hook: after the service caught up with a table (and appended what it owes)."""
         self._arm_deadline(table)
+        await self._prompt(table)
+
+    async def _prompt(self, table: Table) -> None:
+        """Send the seat to move its turn prompt, once per position, if the turn is in one of
+        this service's phases and the table is ours: right after the append that made it
+        that seat's turn, without a second hop through the views service."""
+        state = table.state
+        if table.prompted == state.events or table.broken or not self._owns_turn(state) or not self.owns(table.id):
+            return
+        assert state.to_move is not None
+        await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
+        table.prompted = state.events
 
     # --- commands ----------------------------------------------------------------------
 
@@ -764,13 +837,13 @@ class Service:
                     continue
                 code = "no_table" if not state.n else result.code
                 return Reply(ok=False, code=code, reason=result.reason)
+            index = table.state.events + len(result) - 1  # the command's own (last) event
             try:
-                await self.append(table, result)
+                await self.append(table, result)  # with what it makes due, in one batch
             except Conflict:
                 await self.resync(table)
                 fresh = True
                 continue
-            index = table.state.events - 1
             try:
                 await self.settle(table)
             except (Conflict, StoreFull, TimeoutError) as exc:
@@ -865,7 +938,12 @@ class Service:
         await self.on_reconnected()
 
     async def on_reconnected(self) -> None:
-        """Hook: after a reconnect and the recovery that follows it."""
+        """After a reconnect and the recovery that follows it: prompts published while the
+        connection was down reached nobody, so send the pending ones again (with their
+        original deadlines; players drop repeats by index)."""
+        for table in list(self.tables.values()):
+            table.prompted = -1
+            await self._prompt(table)
 
 
 def _definitive(state: TableState, command: Command) -> bool:

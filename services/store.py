@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -57,6 +58,8 @@ from protocol.subjects import (
 from . import logs
 
 WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
+BATCH_DUPLICATE_ID: Final = 10201
+"""An atomic batch holding a message id already stored: a retry of a batch that landed."""
 DUPLICATE_IN_PROCESS: Final = 10158
 """A clustered stream still working on an earlier attempt with this message id: ask again."""
 DEFAULT_MAX_BYTES: Final = 1 << 30
@@ -189,6 +192,7 @@ def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int | None = Non
         max_bytes=max_bytes,
         duplicate_window=120.0,
         allow_direct=True,
+        allow_atomic=True,
         num_replicas=replicas,
     )
 
@@ -219,14 +223,25 @@ class EventStore:
         """Attempts repeated after a transient error, since start (for the logs and tests)."""
         self._names = {t: event_name(tag) for t, tag in TAGS.items()}
         self._reads: dict[str, _Read] = {}
+        self.atomic = True
+        """Whether several events can be appended as one atomic batch (``append_batch``)."""
         self._reads_sub: object | None = None
         self._reads_prefix = ""
         self._read_no = 0
 
     async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         """Create the stream if it is missing (idempotent; an existing stream is kept as it is:
-        changing the replicas of a live log is an operator's decision, see docs/operations.md)."""
-        await ensure_stream(self.js, stream_config(max_bytes), self.patience)
+        changing the replicas of a live log is an operator's decision, see docs/operations.md).
+        A stream from before atomic batches is allowed them (nats-server 2.12+); where the
+        server cannot, events are appended one at a time."""
+        config = await ensure_stream(self.js, stream_config(max_bytes), self.patience)
+        if not config.allow_atomic:
+            try:
+                config.allow_atomic = True
+                await self.js.update_stream(config)
+            except Exception as exc:
+                self.atomic = False
+                logs.get(stream=STREAM).warning("atomic_batches_unavailable", error=repr(exc))
 
     def subject(self, table: str, event: Event) -> str:
         return log_subject(table, self._names[type(event)])
@@ -276,6 +291,61 @@ class EventStore:
         if ack.error is not None:
             APIError.from_error(msgspec.structs.asdict(ack.error))  # raises the matching subclass
         return ack
+
+    async def append_batch(self, table: str, index: int, events: list[Event], expected_seq: int) -> list[int]:
+        """Append ``events`` as entries ``index``, ``index + 1``, ... of ``table`` after stream
+        sequence ``expected_seq``, all or none: one JetStream atomic batch (nats-server 2.12+),
+        so a card and the trick it completes cost one round trip and one acknowledgement. The
+        expected-sequence check guards the batch (on its first message) and every message keeps
+        its deterministic id. Returns the new sequences; raises ``Conflict`` or ``StoreFull``."""
+        if len(events) == 1 or not self.atomic:
+            seqs = []
+            for i, event in enumerate(events):
+                seqs.append(await self.append(table, index + i, event, expected_seq))
+                expected_seq = seqs[-1]
+            return seqs
+        datas = [self.codec.encode(event) for event in events]
+        subjects = [self.subject(table, event) for event in events]
+        ids = [msg_id(table, index + i) for i in range(len(events))]
+
+        async def attempt() -> list[int]:
+            batch = f"{table}-{index}-{secrets.token_hex(4)}"  # a new batch per attempt
+            try:
+                for i, (subject, data) in enumerate(zip(subjects, datas), 1):
+                    headers = {"Nats-Batch-Id": batch, "Nats-Batch-Sequence": str(i), "Nats-Msg-Id": ids[i - 1]}
+                    if i == 1:
+                        headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_seq)
+                        headers["Nats-Expected-Last-Subject-Sequence-Subject"] = table_log(table)
+                    if i < len(datas):
+                        await self.nc.publish(subject, data, headers=headers)
+                    else:
+                        headers["Nats-Batch-Commit"] = "1"
+                        ack = await self._publish(subject, data, headers)
+            except APIError as exc:
+                if exc.err_code in WRONG_LAST_SEQUENCE or exc.err_code == BATCH_DUPLICATE_ID:
+                    # Someone else wrote at our index, or an earlier attempt of ours landed.
+                    landed = await self._landed_batch(table, expected_seq, ids, datas)
+                    if landed is not None:
+                        return landed
+                    raise Conflict(f"{table}: entry {index} was written by someone else") from exc
+                if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
+                    raise StoreFull(f"the event store is full: {exc.description}") from exc
+                raise
+            return list(range(ack.seq - len(datas) + 1, ack.seq + 1))
+
+        return await patiently(attempt, self.patience, f"append to {table}", self._count_retry)
+
+    async def _landed_batch(
+        self, table: str, expected_seq: int, ids: list[str], datas: list[bytes]
+    ) -> list[int] | None:
+        """The sequences of our batch if an earlier attempt of it was stored (all or none)."""
+        backoff = Backoff(1.0)
+        while len(after := await self.read(table, after_seq=expected_seq, limit=len(ids))) < len(ids):
+            if not await backoff.wait():
+                return None
+        if [(msg_id(table, s.index), s.data) for s in after] == list(zip(ids, datas)):
+            return [s.seq for s in after]
+        return None
 
     def _count_retry(self) -> None:
         self.retried += 1
@@ -422,26 +492,28 @@ class _Read:
 _encode_json = msgspec.json.Encoder().encode
 
 
-async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> None:
+async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> StreamConfig:
     """Create ``config``'s stream if it is missing, waiting out a cluster that is still
-    electing its leaders; an existing stream is kept, with a warning if its replicas differ."""
+    electing its leaders; an existing stream is kept, with a warning if its replicas differ.
+    Returns the stream's configuration as the server has it."""
 
-    async def attempt() -> None:
+    async def attempt() -> StreamConfig:
         try:
             info = await js.stream_info(config.name or "")
         except nats.js.errors.NotFoundError:
             try:
-                await js.add_stream(config)
+                return (await js.add_stream(config)).config
             except APIError as exc:  # another process created it in between
                 if exc.err_code != 10058:
                     raise
-            return
+                info = await js.stream_info(config.name or "")
         if config.num_replicas and info.config.num_replicas != config.num_replicas:
             logs.get(stream=config.name).warning(
                 "stream_replicas_differ", existing=info.config.num_replicas, wanted=config.num_replicas
             )
+        return info.config
 
-    await patiently(attempt, patience, f"checking stream {config.name}")
+    return await patiently(attempt, patience, f"checking stream {config.name}")
 
 
 def _tables_of(subjects: list[str]) -> list[str]:

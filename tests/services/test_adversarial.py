@@ -45,6 +45,7 @@ from protocol.subjects import (
 from protocol.table import TableState, fold
 from protocol.views import SPECTATOR, view
 from protocol.wire import OpenTable, Reply, Update, decode, encode
+from services.main import wait_ready
 from services.store import STREAM, EventStore
 from skatbus.bots import HashedBot
 from skatbus.local import play_table
@@ -405,6 +406,7 @@ async def test_a_player_asks_for_json_updates_itself_and_keeps_them_across_a_res
     await wait_closed(nc, "js1")
     stack.kill("views")  # the choice is kept in the store, not in the process
     stack.start("views")
+    await wait_ready(stack.url)  # prompts do not wait for views (bidding and play send them), the hello below does
     assert (await open_table(nc, OpenTable(table="js2", players=names, rules=rules, seed="js2"))).ok
     await wait_closed(nc, "js2")
     for p in [*others, jay]:

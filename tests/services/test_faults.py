@@ -96,6 +96,30 @@ async def test_duplicate_publish_is_stored_once(nc: Client) -> None:
     assert [s.seq for s in await store.read("dup")] == [seq]
 
 
+async def test_an_atomic_batch_is_stored_whole_once_and_guarded_by_the_expected_sequence(nc: Client) -> None:
+    """A card and the trick it completes go in one atomic batch: a retry of a batch that landed
+    returns the same sequences and stores nothing twice; a batch behind the log is a conflict
+    and stores nothing at all."""
+    from protocol.table import due
+    from services.store import Conflict
+
+    store = EventStore(nc)
+    await store.ensure_stream()
+    assert store.atomic
+    log = pure_log("bat", RULES, "bat", "f")
+    first = await store.append_batch("bat", 0, log[:2], 0)  # opened and dealt
+    assert len(first) == 2 and first[1] == first[0] + 1
+    assert await store.append_batch("bat", 0, log[:2], 0) == first  # the retry: nothing new
+    state = fold(log[:2])
+    assert due(state) is None
+    with pytest.raises(Conflict):
+        await store.append_batch("bat", 2, log[2:4], 0)  # expects an empty table: too old
+    assert [s.seq for s in await store.read("bat")] == first
+    rest = await store.append_batch("bat", 2, log[2:5], first[-1])
+    assert [s.event for s in await store.read("bat")] == log[:5]
+    assert [s.index for s in await store.read("bat")] == [0, 1, 2, 3, 4] and len(rest) == 3
+
+
 async def _ask(nc: Client, player: str, table: str, data: bytes) -> Reply:
     return await ask(nc, player, table, data)
 

@@ -1,0 +1,107 @@
+"""Sending players their views: each in the encoding the player chose, with its deadline.
+
+Two kinds of service send them. The service whose phase it is (bidding, play) sends the seat to
+move its turn prompt the moment it has appended the event that made it that seat's turn: no
+second consumer hop through the projector stands between a move and the next prompt. The
+views service sends every seat its view when cards change hands (a new deal, a result) and
+re-sends pending prompts when a player says hello.
+
+A player's choice of encoding (JSON or msgpack, made in its hello) lives in the key-value
+bucket ``skat-players``, so it survives restarts and needs no operator. Every sender caches it;
+the views service, which answers hellos, stores a change and announces it on
+``skat.formats.<player>`` (inside the services' account) so that the other senders' caches
+follow at once. Only the views service listens to hellos: while it is down a hello finds no
+responder at all and the player tries again, rather than waiting for an answer that cannot come.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.api import KeyValueConfig
+from nats.js.errors import KeyNotFoundError
+from nats.js.kv import KeyValue
+
+from protocol.subjects import is_token, view_subject
+from protocol.table import TableState
+from protocol.views import view
+from protocol.wire import Update, encode
+
+from .store import EventStore, patiently, replicas_setting
+
+PREFERENCES: Final = "skat-players"
+"""Key-value bucket: each player's own choice of encoding (key: player id)."""
+MAX_HELLO_BYTES: Final = 1024
+MAX_CACHED: Final = 100_000
+FORMATS_ALL: Final = "skat.formats.*"
+ENCODINGS: Final = ("json", "msgpack")
+
+
+class Prompter:
+    """Views and prompts for one service process."""
+
+    def __init__(self, nc: Client, store: EventStore, log: Any) -> None:
+        self.nc = nc
+        self.store = store
+        self.log = log
+        self.preferences: KeyValue | None = None
+        self._formats: dict[str, str | None] = {}
+        """Players' own choices as read from the bucket or heard in a hello (None: none made)."""
+        self._warned = False
+
+    async def open(self) -> None:
+        config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
+        # A cluster still electing its leaders answers 503 for a few seconds.
+        self.preferences = await patiently(
+            lambda: self.store.js.create_key_value(config), self.store.patience, f"opening the {PREFERENCES} bucket"
+        )
+
+    async def save(self, player: str, fmt: str) -> None:
+        """Store a player's choice in the bucket and tell the other senders (the views service
+        does, once per change)."""
+        if self._formats.get(player) != fmt and self.preferences is not None:
+            await self.preferences.put(player, fmt.encode())
+            await self.nc.publish(f"skat.formats.{player}", fmt.encode())
+        self._remember(player, fmt)
+
+    async def on_format_msg(self, msg: Msg) -> None:
+        """The views service announced a player's new choice."""
+        player = msg.subject.rpartition(".")[2]
+        fmt = msg.data.decode(errors="replace")
+        if is_token(player) and fmt in ENCODINGS:
+            self._remember(player, fmt)
+
+    def _remember(self, player: str, fmt: str | None) -> None:
+        if len(self._formats) > MAX_CACHED:
+            self._formats.clear()
+        self._formats[player] = fmt
+
+    async def format_for(self, state: TableState, player: str) -> str:
+        """The player's own choice if it made one, else what the table was opened with."""
+        if player not in self._formats and self.preferences is not None:
+            try:
+                choice = ((await self.preferences.get(player)).value or b"").decode()
+            except KeyNotFoundError:
+                choice = ""
+            except Exception as exc:  # the bucket is briefly away: the table's choice, ask again later
+                if not self._warned:
+                    self._warned = True
+                    self.log.warning("preferences_unavailable", error=repr(exc))
+                return state.formats.get(player, "msgpack")
+            self._remember(player, choice if choice in ENCODINGS else None)
+        return self._formats.get(player) or state.formats.get(player, "msgpack")
+
+    async def send(self, table_id: str, state: TableState, seat: int, your_turn: bool, stored_at: float) -> None:
+        """Seat ``seat``'s view of the table, as a turn prompt if ``your_turn`` (with the
+        deadline: the time the last event was stored plus the turn time)."""
+        player = state.players[seat]
+        update = Update(
+            view=view(state, seat),
+            your_turn=your_turn,
+            deadline=stored_at + state.rules.turn_seconds if your_turn else 0.0,
+            index=state.events,
+        )
+        data = encode(update, await self.format_for(state, player))
+        await self.nc.publish(view_subject(player, table_id), data)
