@@ -60,9 +60,14 @@ class Dealer(Service):
                 )
                 try:
                     await self.append(table, [opened])
-                    await self.settle(table)
                     reply = Reply(ok=True, index=0)
                 except Conflict:
                     reply = Reply(ok=False, code="exists", reason=f"table {request.table} is already open")
+                if reply.ok:
+                    try:
+                        await self.settle(table)  # the first deal
+                    except Exception as exc:  # opened all the same: the deal follows when the store answers
+                        self.log.warning("first_deal_failed", table=request.table, error=repr(exc))
+                        self._spawn(self._refresh(request.table, retries=None))
         self.log.info("table_opened" if reply.ok else "open_refused", table=request.table, reason=reply.reason)
         await self._reply(msg, reply, fmt, None)

@@ -60,7 +60,7 @@ def forward_subject(service: str, member: str) -> str:
 def member_id(instance: str) -> str:
     """A unique id for this instance: its name (a PID is unique on one host only) and a random
     suffix, limited to the characters of a subject token."""
-    name = "".join(c if c.isalnum() or c in "_-" else "-" for c in instance)[:40] or "i"
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "-" for c in instance)[:40] or "i"
     return f"{name}-{secrets.token_hex(3)}"
 
 
@@ -146,18 +146,29 @@ class Ownership:
                 await self._release(partition)
 
     async def _beat(self) -> None:
+        last = time.monotonic()
         while True:
             await asyncio.sleep(PERIOD)
-            with contextlib.suppress(Exception):  # a reconnecting client: the next beat will do
-                await self.nc.publish(self.subject, _encode(Heartbeat(self.me)))
-            now = time.monotonic()
-            self.seen[self.me] = now
-            gone = [m for m, at in self.seen.items() if now - at > DEAD_AFTER]
-            if gone:
-                for member in gone:
-                    del self.seen[member]
-                self.log.warning("members_gone", members=gone, live=self.members)
-                await self.rebalance()
+            try:
+                await self._beat_once(late=time.monotonic() - last > 2 * PERIOD)
+            except Exception as exc:  # never die silently: a member that stops beating loses its share
+                self.log.error("heartbeat_failed", error=repr(exc))
+            last = time.monotonic()
+
+    async def _beat_once(self, late: bool) -> None:
+        with contextlib.suppress(Exception):  # a reconnecting client: the next beat will do
+            await self.nc.publish(self.subject, _encode(Heartbeat(self.me)))
+        now = time.monotonic()
+        self.seen[self.me] = now
+        # After a stall of our own event loop the others' heartbeats are still queued, not
+        # missing: judge them at the next beat, not now.
+        gone = [] if late else [m for m, at in self.seen.items() if now - at > DEAD_AFTER]
+        for member in gone:
+            del self.seen[member]
+        if gone:
+            self.log.warning("members_gone", members=gone, live=self.members)
+        # Also retries a claim or release that failed at the last change of members.
+        await self.rebalance()
 
     async def _on_heartbeat(self, msg: Msg) -> None:
         try:
@@ -182,7 +193,9 @@ class Ownership:
             await self.rebalance()
 
     async def rebalance(self) -> None:
-        """Release what now belongs to others, then claim what now belongs to us."""
+        """Release what now belongs to others, then claim what now belongs to us. A partition
+        counts as ours only once its claim succeeded; one that failed (the connection is down)
+        is claimed again at the next heartbeat."""
         if not self._started:
             return
         async with self._lock:
@@ -190,7 +203,14 @@ class Ownership:
             mine = {p for p, member in self.owners.items() if member == self.me}
             for partition in sorted(self.owned - mine):
                 self.owned.discard(partition)
-                await self._release(partition)
+                try:
+                    await self._release(partition)
+                except Exception as exc:
+                    self.log.error("release_failed", partition=partition, error=repr(exc))
             for partition in sorted(mine - self.owned):
+                try:
+                    await self._claim(partition)
+                except Exception as exc:
+                    self.log.error("claim_failed", partition=partition, error=repr(exc))
+                    continue
                 self.owned.add(partition)
-                await self._claim(partition)

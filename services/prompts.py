@@ -73,6 +73,10 @@ class Prompter:
         if is_token(player) and fmt in ENCODINGS:
             self._remember(player, fmt)
 
+    def forget_formats(self) -> None:
+        """Read every player's choice from the bucket again (after missing announcements)."""
+        self._formats.clear()
+
     def _remember(self, player: str, fmt: str | None) -> None:
         if len(self._formats) > MAX_CACHED:
             self._formats.clear()

@@ -87,6 +87,16 @@ EVICT_AFTER = 60.0
 """Seconds a closed table stays cached: long enough for late triggers and commands."""
 MAX_COMMAND_BYTES = 4096
 """The largest command we read: the biggest real one (a discard) is well under 200 bytes."""
+STOP_GRACE = 5.0
+"""Seconds a stopping service waits for the work under way on its tables before handing over."""
+RECHECK_AFTER = 3.0
+"""Seconds after taking partitions over when their open tables are read a second time: the
+previous owner may have been appending when they were first read (a move, and the trick it
+completes still to come)."""
+SWEEP_EVERY = 30.0
+"""Seconds between sweeps of the owned tables that have been quiet for ``QUIET_FOR``: the
+safety net for a trigger that never came (a lost delivery, a writer that died halfway)."""
+QUIET_FOR = 10.0
 ABSENT_FOR = 1.0
 """Seconds a table id that has no log is remembered as absent: commands to made-up tables
 then cost no store read each (a flood of them would otherwise turn into a flood of reads)."""
@@ -208,9 +218,6 @@ class Service:
             self.doors = Doors(
                 self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log
             )
-            await self.doors.open()
-            self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
-        if self.listens_to_players():
             self._subs.append(
                 await self.nc.subscribe(forward_subject(self.name, self.member), cb=self._on_forwarded_msg)
             )
@@ -219,7 +226,13 @@ class Service:
         await self.on_start()
         self._subs.append(await self.nc.subscribe(health_subject(self.name), cb=self._on_health))
         await self.ownership.start()  # claims this instance's partitions (and recovers them)
+        if self.doors is not None:
+            # Only now that the owners are known: a command for another instance's table is
+            # passed on to it, never decided here behind the owner's back.
+            await self.doors.open()
+            self._subs.append(await self.nc.subscribe(ADMIN_OPEN, cb=self._on_table_opening))
         self._spawn(self._ready_after_recovery())
+        self._spawn(self._sweep())
         self._spawn(each_reconnect(self.nc, self._after_reconnect))
         self.log.info("service_started", member=self.member, partitions=sorted(self.ownership.owned))
 
@@ -263,9 +276,17 @@ class Service:
         """Hook: extra subscriptions."""
 
     async def stop(self) -> None:
-        await self.ownership.stop()  # the others take our partitions over at once
+        # Take no new work, finish what is under way, and only then say goodbye: a move half
+        # written (its trick not yet appended) when the next owner reads the log would be
+        # missed by it (a service is not sent its own events back).
         if self.doors is not None:
             await self.doors.close()
+        for consumer in list(self._consumers.values()):
+            await consumer.stop()
+        end = time.monotonic() + STOP_GRACE
+        while time.monotonic() < end and any(t.users or t.lock.locked() for t in self.tables.values()):
+            await asyncio.sleep(0.02)
+        await self.ownership.stop()  # the others take our partitions over at once
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
@@ -448,7 +469,9 @@ class Service:
                 subjects = [log_kind(k, partition) for k in self.triggers]
             config = ConsumerConfig(
                 durable_name=self._durable(partition),
-                deliver_policy=DeliverPolicy.ALL,
+                # New events only: what is already stored is read by the recovery of each claimed
+                # partition (a consumer added to a long-lived stream must not replay its history).
+                deliver_policy=DeliverPolicy.NEW,
                 ack_policy=AckPolicy.EXPLICIT if self.acknowledges else AckPolicy.NONE,
                 ack_wait=ACK_WAIT,
                 max_ack_pending=20_000,
@@ -484,6 +507,25 @@ class Service:
         while self._to_recover:
             partitions, self._to_recover = self._to_recover, set()
             await self._recover(partitions)
+            asyncio.get_running_loop().call_later(RECHECK_AFTER, self._spawn_recheck, partitions)
+
+    def _spawn_recheck(self, partitions: set[int]) -> None:
+        self._spawn(self._recheck(partitions))
+
+    async def _recheck(self, partitions: set[int]) -> None:
+        """The second read of newly claimed partitions (``RECHECK_AFTER``)."""
+        await self._recover(partitions & self.ownership.owned)
+
+    async def _sweep(self) -> None:
+        """Every ``SWEEP_EVERY`` seconds, refresh the owned open tables that have been quiet for
+        ``QUIET_FOR`` (or are not cached at all): a table waiting for something this service
+        owes must not wait for ever because the trigger for it was lost."""
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            try:
+                await self._recover(set(self.ownership.owned), quiet_for=QUIET_FOR)
+            except Exception as exc:  # the store is away: the next sweep will do
+                self._warn_once("sweep_failed", every=60.0, error=repr(exc))
 
     async def _release(self, partition: int) -> None:
         """Another instance owns ``partition`` now: stop consuming it and forget its tables
@@ -559,7 +601,7 @@ class Service:
             self.log.warning("trigger_failed", table=table_id, error=repr(exc))
             if not self.acknowledges:
                 loop = asyncio.get_running_loop()
-                loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries=10)))
+                loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries=None)))
 
     async def _skip_deal(self, table: Table, index: int, msg: Msg) -> bool:
         """Bring the cache to the trigger at ``index`` without reading the deal's play: the
@@ -605,9 +647,10 @@ class Service:
                 raise LookupError(f"{table.id}: the log read back ends before event {index}")
             self.store.retried += 1
 
-    async def _refresh(self, table_id: str, retries: int = 0) -> None:
+    async def _refresh(self, table_id: str, retries: int | None = 0, delay: float = 1.0) -> None:
         """Catch a table up from the store and act on it (after a failed trigger or a
-        reconnect); on failure try again a second later, ``retries`` times."""
+        reconnect). On failure try again later, ``retries`` times (None: until it works, the
+        pause doubling up to 30 s), unless the table has moved to another instance meanwhile."""
         table = self._table(table_id)
         async with table.lock:
             try:
@@ -617,9 +660,10 @@ class Service:
                 return
             except Exception as exc:  # one bad table must not stop the others
                 self.log.warning("refresh_failed", table=table_id, error=repr(exc), retries_left=retries)
-        if retries > 0:
+        if (retries is None or retries > 0) and (self.owns(table_id) or not self.ownership.owners):
+            left = None if retries is None else retries - 1
             loop = asyncio.get_running_loop()
-            loop.call_later(1.0, lambda: self._spawn(self._refresh(table_id, retries - 1)))
+            loop.call_later(delay, lambda: self._spawn(self._refresh(table_id, left, min(30.0, 2 * delay))))
 
     async def after_change(self, table: Table) -> None:
         """Hook: after the service caught up with a table (and appended what it owes)."""
@@ -673,6 +717,8 @@ class Service:
         try:
             player, table_id = parse_command_subject((msg.headers or {}).get(FORWARDED_SUBJECT, ""))
         except ValueError:
+            return
+        if not self.limits.allow(player):  # the owner's own budget too: N instances, not N budgets
             return
         await self._take_command(msg, player, table_id)
 
@@ -851,7 +897,7 @@ class Service:
                 # trigger will come for it: a service is not sent back its own events).
                 self.log.warning("settle_failed", table=table.id, error=repr(exc))
                 loop = asyncio.get_running_loop()
-                loop.call_later(1.0, lambda: self._spawn(self._refresh(table.id, retries=10)))
+                loop.call_later(1.0, lambda: self._spawn(self._refresh(table.id, retries=None)))
             return Reply(ok=True, index=index)
         return Reply(ok=False, code="busy", reason="the table is busy; retry")
 
@@ -897,7 +943,8 @@ class Service:
                         self.log.info("timed_out", table=table.id, seat=state.to_move, index=index)
                         with contextlib.suppress(Conflict):
                             await self.append(table, events)
-                        await self.settle(table)
+                # Whatever the log holds now: what it owes us (e.g. a trick whose writer died).
+                await self.settle(table)
                 await self.after_change(table)
             except Exception as exc:  # the store is slow, full or away: try again shortly
                 self.log.warning("deadline_failed", table=table.id, error=repr(exc))
@@ -909,10 +956,13 @@ class Service:
     def owns_events(self) -> bool:
         return self.name in OWNER.values()
 
-    async def _recover(self, partitions: set[int]) -> None:
+    async def _recover(self, partitions: set[int], quiet_for: float = 0.0) -> None:
         """After claiming partitions or a reconnect: catch up every open table of them, append
         what it owes us and arm its deadline, without waiting for the consumer to redeliver
-        what a dead instance (or a lost connection) left unacknowledged."""
+        what a dead instance (or a lost connection) left unacknowledged. With ``quiet_for``,
+        only the tables not cached or quiet for that long (the sweep)."""
+        if not partitions:
+            return
         while True:
             try:
                 open_tables = [t for t in await self.store.open_tables() if partition_of(t) in partitions]
@@ -923,6 +973,9 @@ class Service:
         gate = asyncio.Semaphore(32)  # thousands of open tables must not mean thousands of reads at once
 
         async def refresh(table_id: str) -> None:
+            cached = self.tables.get(table_id)
+            if quiet_for and cached is not None and time.time() - cached.last_time() < quiet_for:
+                return  # active: its triggers are coming
             async with gate:
                 await self._refresh(table_id)
 
@@ -941,6 +994,7 @@ class Service:
         """After a reconnect and the recovery that follows it: prompts published while the
         connection was down reached nobody, so send the pending ones again (with their
         original deadlines; players drop repeats by index)."""
+        self.prompter.forget_formats()  # a change announced while we were away was missed
         for table in list(self.tables.values()):
             table.prompted = -1
             await self._prompt(table)

@@ -268,12 +268,12 @@ class EventStore:
                 ack = await self._publish(subject, data, headers)
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE:
-                    landed = await self._landed(table, expected_seq, my_id, data)
+                    landed = await self._landed(table, expected_seq, [my_id], [data])
                     if landed is not None:
-                        return landed
+                        return landed[0]
                     raise Conflict(f"{table}: entry {index} was written by someone else") from exc
-                if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
-                    raise StoreFull(f"the event store is full: {exc.description}") from exc
+                if (full := _full(exc)) is not None:
+                    raise full from exc
                 raise
             if ack.duplicate and not await self._same_at(ack.seq, data):
                 # A clustered stream checks the id before the expected sequence: a writer
@@ -327,28 +327,16 @@ class EventStore:
             except APIError as exc:
                 if exc.err_code in WRONG_LAST_SEQUENCE or exc.err_code == BATCH_DUPLICATE_ID:
                     # Someone else wrote at our index, or an earlier attempt of ours landed.
-                    landed = await self._landed_batch(table, expected_seq, ids, datas)
+                    landed = await self._landed(table, expected_seq, ids, datas)
                     if landed is not None:
                         return landed
                     raise Conflict(f"{table}: entry {index} was written by someone else") from exc
-                if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
-                    raise StoreFull(f"the event store is full: {exc.description}") from exc
+                if (full := _full(exc)) is not None:
+                    raise full from exc
                 raise
             return list(range(ack.seq - len(datas) + 1, ack.seq + 1))
 
         return await patiently(attempt, self.patience, f"append to {table}", self._count_retry)
-
-    async def _landed_batch(
-        self, table: str, expected_seq: int, ids: list[str], datas: list[bytes]
-    ) -> list[int] | None:
-        """The sequences of our batch if an earlier attempt of it was stored (all or none)."""
-        backoff = Backoff(1.0)
-        while len(after := await self.read(table, after_seq=expected_seq, limit=len(ids))) < len(ids):
-            if not await backoff.wait():
-                return None
-        if [(msg_id(table, s.index), s.data) for s in after] == list(zip(ids, datas)):
-            return [s.seq for s in after]
-        return None
 
     def _count_retry(self) -> None:
         self.retried += 1
@@ -357,16 +345,21 @@ class EventStore:
         part, _ = await self._direct_get({"seq": seq})  # single get by sequence
         return bool(part) and part[0].data == data
 
-    async def _landed(self, table: str, expected_seq: int, my_id: str, data: bytes) -> int | None:
-        """The sequence of our own event if an earlier attempt of this append was stored. The
-        server just said something follows ``expected_seq``; a replica answering the read may
-        not have it yet, so an empty read is asked again before it counts."""
+    async def _landed(self, table: str, expected_seq: int, ids: list[str], datas: list[bytes]) -> list[int] | None:
+        """The sequences of our events if an earlier attempt of this append (a batch: all or
+        none) was stored. The server just said something follows ``expected_seq``; a replica
+        answering the read may not have it yet, so a short read is asked again before it counts."""
+        want = list(zip(ids, datas))
         backoff = Backoff(1.0)
-        while not (after := await self.read(table, after_seq=expected_seq, limit=1)) and await backoff.wait():
-            pass
-        if after and after[0].data == data and msg_id(table, after[0].index) == my_id:
-            return after[0].seq
-        return None
+        while True:
+            after = await self.read(table, after_seq=expected_seq, limit=len(want))
+            got = [(msg_id(table, stored.index), stored.data) for stored in after]
+            if got != want[: len(got)]:
+                return None  # someone else's events
+            if len(got) == len(want):
+                return [stored.seq for stored in after]
+            if not await backoff.wait():
+                return None
 
     async def read(
         self, table: str, after_seq: int = 0, limit: int | None = None, kind: str | None = None
@@ -517,6 +510,13 @@ async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: fl
         return info.config
 
     return await patiently(attempt, patience, f"checking stream {config.name}")
+
+
+def _full(exc: APIError) -> StoreFull | None:
+    """``StoreFull`` if the server refused because the stream reached its size bound."""
+    if exc.err_code == 10077 or exc.code == 503 and "maximum" in (exc.description or ""):
+        return StoreFull(f"the event store is full: {exc.description}")
+    return None
 
 
 def _tables_of(subjects: list[str]) -> list[str]:

@@ -9,6 +9,8 @@ every hello and re-sends the pending prompts of its own tables."""
 
 from __future__ import annotations
 
+import contextlib
+
 import msgspec
 from nats.aio.msg import Msg
 
@@ -30,8 +32,9 @@ from .runtime import Service, Table
 class Views(Service):
     name = "views"
     triggers = ("*",)
-    # Views writes nothing: on a restart it re-sends every open table's prompt (recovery), so
-    # it needs no redelivery and saves the server an acknowledgement per event.
+    # Views writes nothing and sends no live turn prompts (bidding and play do): a delivery
+    # lost in a restart costs a public event at most, so it needs no redelivery and saves the
+    # server an acknowledgement per event.
     acknowledges = False
     sends_views = True
 
@@ -66,11 +69,17 @@ class Views(Service):
                 if hello.format:
                     await self.prompter.save(player, hello.format)
         sent = 0
-        for table in list(self.tables.values()):
-            state = table.state
-            if player in state.players and state.to_move == state.players.index(player):
-                await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
-                sent += 1
+        for table in [t for t in self.tables.values() if player in t.state.players and not t.state.closed]:
+            # Read the log's tail first: the prompt this player missed may be for an event
+            # this projector has not been delivered yet (the prompt came from bidding or play).
+            async with table.lock:
+                with contextlib.suppress(Exception):
+                    await self.catch_up(table)
+                    await self.after_change(table)  # the public feed of what the read found
+                state = table.state
+                if state.to_move == state.players.index(player):
+                    await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
+                    sent += 1
         answer["prompts"] = sent
         # Every instance hears every hello and re-sends the prompts of its own tables; one
         # answers (the owner of partition 0, or any while nobody is known to own it).

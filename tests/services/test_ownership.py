@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import time
 from typing import Any
 
@@ -103,10 +104,14 @@ async def test_two_instances_of_every_service_share_the_tables_without_conflicts
     assert sum(a["forwarded"] for a in answers if a["service"] in ("bidding", "play")) > 0
 
 
-@pytest.mark.parametrize("victim", ["play", "bidding", "views"])
-async def test_a_killed_instance_hands_its_tables_to_the_other_before_a_turn_times_out(
-    stack: Stack, nc: Client, victim: str
+@pytest.mark.parametrize(
+    ("victim", "how"), [("play", "SIGKILL"), ("bidding", "SIGKILL"), ("views", "SIGKILL"), ("play", "SIGTERM")]
+)
+async def test_a_stopped_instance_hands_its_tables_to_the_other_before_a_turn_times_out(
+    stack: Stack, nc: Client, victim: str, how: str
 ) -> None:
+    """SIGKILL: the others notice the silence (2 s) and take over; SIGTERM (a rolling restart):
+    the instance finishes the moves under way, says goodbye, and the others take over at once."""
     for name in SERVICES:
         stack.start(name)
     shares = await wait_shared(nc, 2)
@@ -117,7 +122,7 @@ async def test_a_killed_instance_hands_its_tables_to_the_other_before_a_turn_tim
     await wait_events(nc, tables[0], 12)
     doomed = next(a for a in shares[victim] if a["partitions"])
     proc = next(p for p in stack.procs[victim] if str(p.pid) == doomed["instance"])
-    proc.kill()  # SIGKILL: no goodbye, the others notice the silence
+    proc.send_signal(getattr(signal, how))
     proc.wait()
     started = time.monotonic()
     logs = {t: await wait_closed(nc, t) for t in tables}
@@ -128,6 +133,8 @@ async def test_a_killed_instance_hands_its_tables_to_the_other_before_a_turn_tim
         assert log == pure_log(t, RULES, t, "own")
     survivors = await health(nc, victim)
     assert len(survivors) == 1 and sorted(survivors[0]["partitions"]) == list(range(PARTITIONS))
-    print(f"\n{victim} instance killed: all {len(tables)} tables closed {time.monotonic() - started:.1f} s later")
+    print(
+        f"\n{victim} instance stopped by {how}: all {len(tables)} tables closed {time.monotonic() - started:.1f} s later"
+    )
     store = EventStore(nc)
     assert all([await store.has_event(t, "table_closed") for t in tables])
