@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from services.main import SERVICES
+from services.runtime import STOP_GRACE
 from services.natsserver import binary_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,5 +305,9 @@ def test_kubernetes_deployments_match_the_services_and_the_chart() -> None:
         assert container["args"] == ["service", name, "--nats", urls]
         env = {e["name"]: e["value"] for e in container["env"]}
         assert env["SKAT_REPLICAS"] == "3"
-    views = by_component["views"]["spec"]
-    assert views["replicas"] == 1 and views["strategy"]["type"] == "Recreate"
+        # A stopping instance finishes its moves (up to STOP_GRACE) and hands its partitions over
+        # before Kubernetes would kill it.
+        assert spec["template"]["spec"]["terminationGracePeriodSeconds"] > STOP_GRACE
+    # Every service may run several replicas now, views too (partitioned ownership): no
+    # Deployment needs the Recreate strategy any more.
+    assert all("strategy" not in doc["spec"] for doc in by_component.values())
