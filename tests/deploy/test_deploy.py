@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from services.main import SERVICES
-from services.runtime import STOP_GRACE
 from services.natsserver import binary_path
+from services.runtime import STOP_GRACE
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
