@@ -23,7 +23,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.errors import NotFoundError
 
-from protocol.events import MSGPACK, DealScored, TableClosed, TableOpened
+from protocol.events import MSGPACK, DealEnded, DealScored, TableClosed, TableOpened
 from protocol.subjects import check_token, log_kind, table_log
 from protocol.table import LogError, TableState
 from protocol.tournament import TournamentEvent, TournamentState
@@ -37,17 +37,28 @@ _ENCODER = msgspec.json.Encoder()
 _TOURNAMENT = msgspec.msgpack.Decoder(TournamentEvent)
 
 
+MAX_KEPT = 16
+
+
 class Mailbox:
     """One page's messages: only the newest of each kind (``key``) is kept, so a slow page
-    skips states and never makes the server buffer; plus a wake-up for the page's writer."""
+    skips states and never makes the server buffer; plus a wake-up for the page's writer.
+
+    A message put with ``keep`` is never skipped (up to ``MAX_KEPT`` of them): a deal's final
+    state, so that its last trick shows even when the next deal follows within milliseconds."""
 
     def __init__(self) -> None:
         self.data: dict[str, bytes] = {}
+        self.kept: list[bytes] = []
         self.changed = asyncio.Event()
         self.closed = False
 
-    def put(self, data: bytes, key: str = "") -> None:
-        self.data[key] = data
+    def put(self, data: bytes, key: str = "", keep: bool = False) -> None:
+        if keep:
+            self.data.pop(key, None)  # older than this one: skipped
+            self.kept = [*self.kept, data][-MAX_KEPT:]
+        else:
+            self.data[key] = data
         self.changed.set()
 
     def close(self) -> None:
@@ -60,7 +71,7 @@ class Mailbox:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.changed.wait(), timeout)
         self.changed.clear()
-        out, self.data = list(self.data.values()), {}
+        out, self.kept, self.data = [*self.kept, *self.data.values()], [], {}
         return out
 
 
@@ -133,7 +144,7 @@ class TableFeed:
             except (msgspec.DecodeError, msgspec.ValidationError):
                 return
             self._apply(event)
-            self._publish()
+            self._publish(keep=isinstance(event, DealEnded))
 
     async def _catch_up(self) -> None:
         async with self._lock:
@@ -144,6 +155,8 @@ class TableFeed:
             self.last_seq = stored.seq
             if stored.event is not None and stored.index == self.state.events:
                 self._apply(stored.event)
+                if isinstance(stored.event, DealEnded):
+                    self._publish(keep=True)  # a deal's last trick, even if the next deal is here too
         self._publish()
 
     def _apply(self, event: Any) -> None:
@@ -157,10 +170,10 @@ class TableFeed:
         for listener in self.listeners:
             listener(self.state)
 
-    def _publish(self) -> None:
+    def _publish(self, keep: bool = False) -> None:
         self._message = spectator_message(self.state)
         for mailbox in self.watchers:
-            mailbox.put(self._message, "table")
+            mailbox.put(self._message, "table", keep=keep)
 
 
 class Feeds:
