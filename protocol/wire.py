@@ -63,6 +63,8 @@ _COMMAND_DECODERS: Final[dict[str, Any]] = {
     "json": msgspec.json.Decoder(AnyCommand),
 }
 _ENCODERS: Final[dict[str, Any]] = {"msgpack": msgspec.msgpack.Encoder(), "json": msgspec.json.Encoder()}
+ENCODINGS: Final = tuple(_ENCODERS)
+"""The encodings a player may choose for what it receives (``Hello.format``)."""
 
 
 def sniff(data: bytes) -> str:

@@ -27,7 +27,7 @@ from nats.js.kv import KeyValue
 from protocol.subjects import is_token, view_subject
 from protocol.table import TableState
 from protocol.views import view
-from protocol.wire import Update, encode
+from protocol.wire import ENCODINGS, Update, encode
 
 from .store import EventStore, patiently, replicas_setting
 
@@ -36,7 +36,6 @@ PREFERENCES: Final = "skat-players"
 MAX_HELLO_BYTES: Final = 1024
 MAX_CACHED: Final = 100_000
 FORMATS_ALL: Final = "skat.formats.*"
-ENCODINGS: Final = ("json", "msgpack")
 
 
 class Prompter:

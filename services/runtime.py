@@ -54,7 +54,6 @@ from protocol.subjects import (
     is_token,
     log_kind,
     parse_command_subject,
-    parse_hello_subject,
     parse_log_subject,
     partition_log,
     partition_of,
@@ -67,7 +66,7 @@ from .connection import each_reconnect
 from .consumer import PullConsumer
 from .doors import Doors
 from .ownership import Ownership, forward_subject, member_id
-from .prompts import FORMATS_ALL, MAX_HELLO_BYTES, Prompter
+from .prompts import FORMATS_ALL, Prompter
 from .ratelimit import PlayerLimits
 from .store import (
     Backoff,
@@ -156,7 +155,7 @@ class Service:
     score instead of reading and folding them (``TableState.skip_to_scored``)."""
     sends_views: ClassVar[bool] = False
     """Sends players their views (``services.prompts``): the services with phases send turn
-    prompts, views the rest. Such a service hears every hello (a choice of encoding)."""
+    prompts, views the rest."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -192,8 +191,6 @@ class Service:
         self.doors: Doors | None = None
         self.ready = asyncio.Event()
         self.prompter = Prompter(nc, self.store, self.log)
-        self.hellos = PlayerLimits(rate=float(os.environ.get("SKAT_HELLO_RATE", "5")))
-        """Hellos per second and player: a bot says hello when it (re)connects, not more."""
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -209,11 +206,6 @@ class Service:
             # Before anything is consumed: the first prompts must go out in the right encoding.
             await self.prompter.open()
             self._subs.append(await self.nc.subscribe(FORMATS_ALL, cb=self.prompter.on_format_msg))
-        if self.sends_views:
-            # Every player, seated or not, may say hello (it also carries the choice of
-            # encoding, made before the first table opens): one wildcard subscription, each
-            # player's hellos limited on their own small budget.
-            self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
         if self.listens_to_players():
             self.doors = Doors(
                 self.nc, self.door, self.door.format(player="*"), self.name, self.on_player_msg, log=self.log
@@ -235,18 +227,6 @@ class Service:
         self._spawn(self._sweep())
         self._spawn(each_reconnect(self.nc, self._after_reconnect))
         self.log.info("service_started", member=self.member, partitions=sorted(self.ownership.owned))
-
-    async def _on_hello_msg(self, msg: Msg) -> None:
-        """Checked in order, before any work: a valid player id, its rate limit, the size."""
-        try:
-            player = parse_hello_subject(msg.subject)
-        except ValueError:
-            return
-        if self.hellos.allow(player) and len(msg.data) <= MAX_HELLO_BYTES:
-            self._spawn(self.on_hello(msg, player))
-
-    async def on_hello(self, msg: Msg, player: str) -> None:
-        """Hook: a player said hello (the views service answers)."""
 
     async def _ready_after_recovery(self) -> None:
         """Ready (answering health checks) once the first recovery of every claimed partition
@@ -952,10 +932,6 @@ class Service:
                     1.0, lambda: self._spawn(self._expire(table, index))
                 )
 
-    @property
-    def owns_events(self) -> bool:
-        return self.name in OWNER.values()
-
     async def _recover(self, partitions: set[int], quiet_for: float = 0.0) -> None:
         """After claiming partitions or a reconnect: catch up every open table of them, append
         what it owes us and arm its deadline, without waiting for the consumer to redeliver
@@ -979,7 +955,7 @@ class Service:
             async with gate:
                 await self._refresh(table_id)
 
-        await asyncio.gather(*(refresh(table_id) for table_id in open_tables if partition_of(table_id) in partitions))
+        await asyncio.gather(*(refresh(table_id) for table_id in open_tables))
 
     async def _after_reconnect(self) -> None:
         """Recover (events delivered while the connection was down may be lost to us) and let

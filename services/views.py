@@ -10,6 +10,7 @@ every hello and re-sends the pending prompts of its own tables."""
 from __future__ import annotations
 
 import contextlib
+import os
 
 import msgspec
 from nats.aio.msg import Msg
@@ -22,10 +23,12 @@ from protocol.events import (
     TableClosed,
     UnknownEvent,
 )
-from protocol.subjects import is_inbox, public_subject
+from protocol.subjects import is_inbox, parse_hello_subject, public_subject
 from protocol.views import SPECTATOR, redact
 from protocol.wire import Hello, encode
 
+from .prompts import MAX_HELLO_BYTES
+from .ratelimit import PlayerLimits
 from .runtime import Service, Table
 
 
@@ -43,6 +46,24 @@ class Views(Service):
         self._sent: dict[str, int] = {}
         self._public: dict[str, list[tuple[int, bytes]]] = {}
         self._new_deal_or_result: dict[str, bool] = {}
+        self.hellos = PlayerLimits(rate=float(os.environ.get("SKAT_HELLO_RATE", "5")))
+        """Hellos per second and player: a bot says hello when it (re)connects, not more."""
+
+    async def on_start(self) -> None:
+        # Every player, seated or not, may say hello (it also carries the choice of encoding,
+        # made before the first table opens): one wildcard subscription, each player's hellos
+        # limited on their own small budget. Only this service listens: while it is down a
+        # hello finds no responder and the player tries again.
+        self._subs.append(await self.nc.subscribe("skat.hello.*", cb=self._on_hello_msg))
+
+    async def _on_hello_msg(self, msg: Msg) -> None:
+        """Checked in order, before any work: a valid player id, its rate limit, the size."""
+        try:
+            player = parse_hello_subject(msg.subject)
+        except ValueError:
+            return
+        if self.hellos.allow(player) and len(msg.data) <= MAX_HELLO_BYTES:
+            self._spawn(self.on_hello(msg, player))
 
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):

@@ -38,6 +38,7 @@ from protocol.table import fold
 from protocol.wire import OpenTable
 from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot
+from skatbus.check_bot.relay import Relay
 from skatbus.player import RemotePlayer
 from tests.bus import Stack, open_table, wait_closed
 from tests.node import BOT_DIR
@@ -201,56 +202,6 @@ async def test_node_bot_plays_a_table(stack: Stack, nc: Client, node: str, tmp_p
     assert hello["reason"] == "connect" and hello["reply"] == {"prompts": 1}, out.read_text()
 
 
-class CuttableProxy:
-    """A TCP relay to the nats-server whose connections the test can cut (a network failure
-    for the bot alone: the server and the services stay up)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.port = free_port()
-        self.server: asyncio.Server | None = None
-        self.links: set[asyncio.StreamWriter] = set()
-        self.tasks: set[asyncio.Task[None]] = set()
-
-    @property
-    def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
-
-    async def start(self) -> None:
-        self.server = await asyncio.start_server(self._link, "127.0.0.1", self.port)
-
-    async def _link(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.transport.abort()
-            return
-        self.links |= {writer, up_writer}
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            writer.transport.abort()
-            self.links.discard(writer)
-
-    async def cut(self) -> None:
-        """Refuse new connections and reset the open ones."""
-        if self.server is not None:
-            self.server.close()
-        for writer in list(self.links):
-            writer.transport.abort()
-        self.links.clear()
-        if self.server is not None:
-            await self.server.wait_closed()
-            self.server = None
-
-
 @pytest.mark.timeout(90)
 async def test_node_bot_says_hello_again_after_a_reconnect(
     stack: Stack, nats_server: EmbeddedServer, nc: Client, node: str, tmp_path: Path
@@ -259,17 +210,18 @@ async def test_node_bot_says_hello_again_after_a_reconnect(
     prompt once it is back, by saying hello on the reconnect."""
     table, rules = "node-t2", Rules(rounds=1, turn_seconds=10)
     players = await _python_players(nc)
-    proxy = CuttableProxy(nats_server.port)
-    await proxy.start()
+    proxy = Relay(("127.0.0.1", nats_server.port), free_port())  # check-bot's relay: cuttable
+    url = f"nats://127.0.0.1:{proxy.port}"
+    await proxy.open()
     out = tmp_path / "node-bot.log"
     try:
-        proc = _start_bot(node, proxy.url, out)
+        proc = _start_bot(node, url, out)
         try:
             await _wait_line(out, proc, "hello", reason="connect")
             await proxy.cut()
             await _wait_line(out, proc, "disconnected")
             await _open_and_see_first_prompt(nc, table, rules)
-            await proxy.start()
+            await proxy.open()
             log = await _closed_while_running(nc, table, proc, out, timeout=45.0)
         finally:
             code = await _stop_bot(proc, signal.SIGINT)
