@@ -184,14 +184,18 @@ def test_usage_mistakes_are_one_line_and_exit_2(args: list[str], message: str) -
 
 
 def _normalised(lines: list[str]) -> list[str]:
-    """What does not change between runs: no deadlines (wall clock), and no update that only
-    marks the deal's end (the views service may fold it into the next deal's)."""
+    """What does not change between runs: no deadlines (wall clock), no update that only marks
+    the deal's end (the views service may fold it into the next deal's), and no plain view
+    that is not a turn prompt: the views service sends those to the seats not to move, as its
+    own, possibly later, state has it (the turn prompts come from bidding and play)."""
     out = []
     for line in lines:
         doc = json.loads(line)
         data = doc.get("data")
         if isinstance(data, dict) and "view" in data:
             if data["view"].get("phase") in ("between_deals", "closed") or data["view"].get("deal", 0) > 1:
+                continue
+            if not data.get("your_turn"):
                 continue
             data.pop("deadline", None)
         out.append(json.dumps(doc, sort_keys=True))
