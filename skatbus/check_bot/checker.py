@@ -47,6 +47,10 @@ from .relay import Relay
 from .report import Result, _fail, _pass, _skip
 from .traffic import Prompt, Sent, Traffic
 
+LATE_WAIT = 5.0
+"""Seconds to wait, after the bot was timed out, for its late command (to say how late it was)."""
+
+
 # --- the other two seats -----------------------------------------------------------------------
 
 
@@ -254,7 +258,9 @@ class Checker:
         await self._until(done, TABLE_LIMIT)
         late = self.traffic.timed_out(table, seat)
         if late:  # a slow bot's command may still come: wait a little, to say how late it was
-            await self._until(lambda: bool(self.traffic.commands(table, late[0])), min(5.0, turn_seconds))
+            # (5 s whatever the turn: a bot thinking twice the turn answers a whole turn after
+            # its time-out, and a loaded machine adds to that)
+            await self._until(lambda: bool(self.traffic.commands(table, late[0])), LATE_WAIT)
         return table
 
     def _use_json(self) -> bool | None:
