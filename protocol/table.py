@@ -75,6 +75,25 @@ OWNER: Final[dict[type[Event], str]] = {
     DealScored: "scoring",
 }
 
+# Which service writes each kind of event: the owners of the derived ones, the dealer the
+# table's opening, and the service answering the command each of the others records. (A
+# ``timed_out`` is written by whichever service's phase timed out, so it has no entry.)
+WRITER: Final[dict[type[Event], str]] = {
+    **OWNER,
+    TableOpened: "dealer",
+    BidMade: "bidding",
+    BidHeld: "bidding",
+    Passed: "bidding",
+    SkatTaken: "bidding",
+    Discarded: "bidding",
+    GameDeclared: "bidding",
+    KontraSaid: "bidding",
+    ReSaid: "bidding",
+    CardPlayed: "play",
+    CardsShown: "play",
+    Resigned: "play",
+}
+
 
 class LogError(Exception):
     """The log does not follow the rules at event ``position`` (0-based)."""

@@ -12,10 +12,13 @@ from .runtime import Service
 
 class Bidding(Service):
     name = "bidding"
-    triggers = ("deal_dealt",)
+    triggers = ("deal_scored", "deal_dealt")
     skips_deals = True
-    """What others write that bidding must act on: a new deal (its first prompt and deadline).
-    Every other event of a bidding phase is bidding's own."""
+    """What others write that bidding must act on: a new deal (its deadline; the dealer sends
+    its first prompt). Every other event of a bidding phase is bidding's own. The score before
+    it lets bidding jump over the deal's play while the dealer deals, instead of reading the
+    score back when the new deal comes, with the new deal's first bid on its way."""
+    prompts = True
     commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)
     answers_malformed = True
     phases = frozenset({Phase.BIDDING, Phase.SKAT, Phase.DISCARD, Phase.DECLARE, Phase.DOUBLING})

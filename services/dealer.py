@@ -19,6 +19,7 @@ class Dealer(Service):
     name = "dealer"
     triggers = ("deal_scored",)
     skips_deals = True
+    prompts = True
     """What others write that the dealer must act on. Its own events (the table opened, a deal
     dealt) it applied when it wrote them; a table it opened deals its first deal at once."""
 
@@ -66,6 +67,7 @@ class Dealer(Service):
                 if reply.ok:
                     try:
                         await self.settle(table)  # the first deal
+                        await self._prompt(table)  # and its first bid
                     except Exception as exc:  # opened all the same: the deal follows when the store answers
                         self.log.warning("first_deal_failed", table=request.table, error=repr(exc))
                         self._spawn(self._refresh(request.table, retries=None))

@@ -12,6 +12,8 @@ class Play(Service):
     name = "play"
     triggers = ("game_declared", "pass", "re", "all_passed")
     """What bidding writes that can start the play (the declaration, the last pass or Re of the
-    doubling round, a passed-in Ramsch). Cards, tricks and the deal's end are play's own."""
+    doubling round, a passed-in Ramsch): its deadline (bidding sends its first prompt). Cards,
+    tricks and the deal's end are play's own."""
+    prompts = True
     commands = (PlayCard, ShowCards, Resign)
     phases = frozenset({Phase.PLAYING})

@@ -1,10 +1,10 @@
 """Sending players their views: each in the encoding the player chose, with its deadline.
 
-Two kinds of service send them. The service whose phase it is (bidding, play) sends the seat to
-move its turn prompt the moment it has appended the event that made it that seat's turn: no
-second consumer hop through the projector stands between a move and the next prompt. The
-views service sends every seat its view when cards change hands (a new deal, a result) and
-re-sends pending prompts when a player says hello.
+Two kinds of service send them. The service that appended the event making it a seat's turn
+(the dealer, bidding or play) sends that seat its turn prompt the moment the append is
+acknowledged: no consumer hop, through the projector or the next phase's service, stands
+between a move and the next prompt. The views service sends every seat its view when cards
+change hands (a new deal, a result) and re-sends pending prompts when a player says hello.
 
 A player's choice of encoding (JSON or msgpack, made in its hello) lives in the key-value
 bucket ``skat-players``, so it survives restarts and needs no operator. Every sender caches it;

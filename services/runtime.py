@@ -58,7 +58,7 @@ from protocol.subjects import (
     partition_log,
     partition_of,
 )
-from protocol.table import OWNER, LogError, TableState, due
+from protocol.table import OWNER, WRITER, LogError, TableState, due
 from protocol.wire import OpenTable, Reply, decode, decode_command, encode, sniff
 
 from . import logs, natsfast
@@ -125,7 +125,12 @@ class Table:
     found_nothing: bool = False
     """A read found no such table (commands waiting behind it need not read again)."""
     prompted: int = -1
-    """The log position the seat to move was last prompted at (by this service)."""
+    """The log position the seat to move was last prompted at (by this service), or whose
+    prompt its writer sends (``Service._prompt``)."""
+    written: int = -1
+    """The position of the last event this instance appended itself."""
+    last_kind: type[Event] | type[UnknownEvent] | None = None
+    """The type of the last applied event."""
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -154,8 +159,10 @@ class Service:
     """The service takes no part in a deal's play, so it may jump over a deal's cards to its
     score instead of reading and folding them (``TableState.skip_to_scored``)."""
     sends_views: ClassVar[bool] = False
-    """Sends players their views (``services.prompts``): the services with phases send turn
-    prompts, views the rest."""
+    """Sends players views that are not turn prompts (``services.prompts``): the views service."""
+    prompts: ClassVar[bool] = False
+    """Sends the seat to move its turn prompt right after appending the event that made it
+    that seat's turn (``_prompt``): the dealer (a new deal), bidding and play."""
     acknowledges: ClassVar[bool] = True
     """Writers acknowledge each trigger once handled, so a crash redelivers it. A service that
     writes nothing may skip acks (one message less per event) if it recovers on start."""
@@ -202,7 +209,7 @@ class Service:
         # this process (done here, when a service starts, not as a side effect of an import).
         natsfast.install()
         await self.store.ensure_stream()
-        if self.sends_views or self.phases:
+        if self.sends_views or self.prompts:
             # Before anything is consumed: the first prompts must go out in the right encoding.
             await self.prompter.open()
             self._subs.append(await self.nc.subscribe(FORMATS_ALL, cb=self.prompter.on_format_msg))
@@ -316,6 +323,7 @@ class Service:
         """Bookkeeping after event ``index`` was applied to the table's state."""
         table.last_seq = seq
         table.stored_at = stored_at
+        table.last_kind = type(event)
         if index == 0 and not table.seated and self.doors is not None:
             table.seated = True
             for player in table.state.players:
@@ -393,6 +401,7 @@ class Service:
             self.conflicts += 1
             raise
         stored_at = time.time()
+        table.written = index + len(planned) - 1
         if after is None:
             for i, (event, seq) in enumerate(zip(planned, seqs)):
                 self._apply(table, index + i, event, seq, stored_at)
@@ -636,7 +645,7 @@ class Service:
             try:
                 await self.catch_up(table)
                 await self.settle(table)
-                await self.after_change(table)
+                await self.after_change(table, recovering=True)
                 return
             except Exception as exc:  # one bad table must not stop the others
                 self.log.warning("refresh_failed", table=table_id, error=repr(exc), retries_left=retries)
@@ -645,19 +654,36 @@ class Service:
             loop = asyncio.get_running_loop()
             loop.call_later(delay, lambda: self._spawn(self._refresh(table_id, left, min(30.0, 2 * delay))))
 
-    async def after_change(self, table: Table) -> None:
-        """Hook: after the service caught up with a table (and appended what it owes)."""
+    async def after_change(self, table: Table, recovering: bool = False) -> None:
+        """Hook: after the service caught up with a table (and appended what it owes);
+        ``recovering`` after a read that may have found what nobody has prompted yet."""
         self._arm_deadline(table)
-        await self._prompt(table)
+        await self._prompt(table, recovering)
 
-    async def _prompt(self, table: Table) -> None:
-        """Send the seat to move its turn prompt, once per position, if the turn is in one of
-        this service's phases and the table is ours: right after the append that made it
-        that seat's turn, without a second hop through the views service."""
+    async def _prompt(self, table: Table, recovering: bool = False) -> None:
+        """Send the seat to move its turn prompt, once per position, if this instance appended
+        the event that made it that seat's turn: the writer prompts, right after its append,
+        even where the turn passes into another service's phase (the dealer prompts a new
+        deal's first bid, bidding the first card), so no consumer hop stands between an event
+        and the prompt it makes due. The phase's own service, hearing of that event, leaves the
+        prompt to its writer. The writer prompts even when another instance owns the table
+        (the dealer instance that took a table's opening, say): nobody else knows to.
+
+        ``recovering`` (a claimed partition, a refresh, a reconnect, a deadline): the writer
+        may have died between its append and its prompt, so the owner of the table's partition
+        sends the prompt where the turn is in this service's phases or this service writes
+        events of the last one's kind; a repeat is harmless (players drop repeats by index)."""
         state = table.state
-        if table.prompted == state.events or table.broken or not self._owns_turn(state) or not self.owns(table.id):
+        if not self.prompts or state.to_move is None or table.prompted == state.events or table.broken:
             return
-        assert state.to_move is not None
+        if table.written != state.events - 1:
+            if not recovering:
+                table.prompted = state.events  # its writer sends it
+                return
+            if not (self._owns_turn(state) or WRITER.get(table.last_kind) == self.name):  # type: ignore[arg-type]
+                return
+            if not self.owns(table.id):
+                return
         await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
         table.prompted = state.events
 
@@ -925,7 +951,7 @@ class Service:
                             await self.append(table, events)
                 # Whatever the log holds now: what it owes us (e.g. a trick whose writer died).
                 await self.settle(table)
-                await self.after_change(table)
+                await self.after_change(table, recovering=True)
             except Exception as exc:  # the store is slow, full or away: try again shortly
                 self.log.warning("deadline_failed", table=table.id, error=repr(exc))
                 table.timer = asyncio.get_running_loop().call_later(
@@ -973,7 +999,7 @@ class Service:
         self.prompter.forget_formats()  # a change announced while we were away was missed
         for table in list(self.tables.values()):
             table.prompted = -1
-            await self._prompt(table)
+            await self._prompt(table, recovering=True)
 
 
 def _definitive(state: TableState, command: Command) -> bool:

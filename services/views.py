@@ -1,7 +1,7 @@
 """The projector: publishes each table's redacted public feed, sends every seat its private view
 when cards change hands (a new deal, a result, the table's end), and answers hellos by sending a
-player's pending prompts again. Live turn prompts come from the service whose phase it is
-(``services.prompts``). It writes nothing to the log; it only reads it.
+player's pending prompts again. Live turn prompts come from the service that appended the event
+making it a seat's turn (``services.prompts``). It writes nothing to the log; it only reads it.
 
 Several instances share the tables by partition (``services.ownership``), so each table's
 prompts and public feed come from one instance at a time, in log order. Every instance hears
@@ -35,7 +35,7 @@ from .runtime import Service, Table
 class Views(Service):
     name = "views"
     triggers = ("*",)
-    # Views writes nothing and sends no live turn prompts (bidding and play do): a delivery
+    # Views writes nothing and sends no live turn prompts (their writers do): a delivery
     # lost in a restart costs a public event at most, so it needs no redelivery and saves the
     # server an acknowledgement per event.
     acknowledges = False
@@ -109,7 +109,7 @@ class Views(Service):
         if is_inbox(msg.reply, player):
             await self.nc.publish(msg.reply, encode(answer, "json"))
 
-    async def after_change(self, table: Table) -> None:
+    async def after_change(self, table: Table, recovering: bool = False) -> None:
         # Per table, taken before the first await: another table's handler may run meanwhile.
         subject = public_subject(table.id)
         for index, data in self._public.pop(table.id, []):
@@ -120,7 +120,7 @@ class Views(Service):
             return
         # Every seat gets its view when its cards change hands (a new deal, a finished one);
         # in between, the public feed has everything, and the seat to move gets its turn
-        # prompt (the deal's history so far included) from the service whose phase it is.
+        # prompt (the deal's history so far included) from the writer of the event that made it so.
         if self._new_deal_or_result.get(table.id, False):
             for seat in range(len(state.players)):
                 if seat != state.to_move:

@@ -54,7 +54,7 @@ def _figure(output: str, name: str) -> tuple[float, str]:
 def test_the_pipeline_section_with_two_instances_of_each_service(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tiny = {"publishes": 512, "round_trips": 40, "solo_rounds": 1, "tables": 2, "rounds": 1}
+    tiny = {"publishes": 512, "round_trips": 40, "paced": 5, "solo_rounds": 1, "tables": 2, "rounds": 1}
     monkeypatch.setattr(pipeline, "_sizes", lambda opts: tiny)
     assert cli.main(["pipeline", "--quick", "--instances", "2"]) == 0
     out = capsys.readouterr().out
@@ -67,6 +67,8 @@ def test_the_pipeline_section_with_two_instances_of_each_service(
         assert re.search(rf"[\d.]+x raw request/reply p50 \(goal <= {goal}x\)", latency), latency
     _, raw99 = _figure(out, "raw request/reply p99")
     assert "x raw request/reply p50" in raw99
+    idle, after_idle = _figure(out, "raw request/reply p50, each after 20 ms idle")
+    assert idle > 0 and "x raw request/reply p50" in after_idle and "5 round trips" in after_idle
 
     into, line = _figure(out, "messages into the server per stored event")
     out_of, _ = _figure(out, "messages out of the server per stored event")
