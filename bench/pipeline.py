@@ -61,10 +61,10 @@ CEILING_SHARE_GOAL = 0.15
 """Issue 13: the stack's deals/s reach at least 15 % of the raw JetStream ceiling."""
 LATENCY_P50_GOAL = 3.0
 LATENCY_P99_GOAL = 10.0
-IDLE_BEFORE = 0.02
-"""Quiet before each paced round trip: longer than a one-table step, as long as a service that
-acts once a deal (the dealer) sleeps between its turns."""
 """Command -> next prompt with one table alone, p50 and p99, as multiples of the raw request/reply p50."""
+IDLE_BEFORE = 0.02
+"""Quiet before each paced round trip: longer than a one-table step, about as long as a service
+that acts once a deal (the dealer) sleeps between its turns."""
 CPU_PER_EVENT_GOAL_US = 400.0
 """CPU of every process together (nats-server, players, services) per stored event."""
 MESSAGES_BEFORE = {"into": 6.6, "out of": 11.0}

@@ -18,10 +18,11 @@ from .store import Conflict
 class Dealer(Service):
     name = "dealer"
     triggers = ("deal_scored",)
-    skips_deals = True
-    prompts = True
     """What others write that the dealer must act on. Its own events (the table opened, a deal
     dealt) it applied when it wrote them; a table it opened deals its first deal at once."""
+    skips_deals = True
+    prompts = True
+    """It prompts each deal's first bid, right after dealing it."""
 
     async def on_start(self) -> None:
         self._subs.append(await self.nc.subscribe(ADMIN_OPEN, queue=self.name, cb=self._on_open_msg))
@@ -71,5 +72,7 @@ class Dealer(Service):
                     except Exception as exc:  # opened all the same: the deal follows when the store answers
                         self.log.warning("first_deal_failed", table=request.table, error=repr(exc))
                         self._spawn(self._refresh(request.table, retries=None))
+        if not self.owns(request.table) and self.tables.get(request.table) is table and not table.users:
+            self._drop(request.table)  # another instance deals its next deals: keep no stale copy
         self.log.info("table_opened" if reply.ok else "open_refused", table=request.table, reason=reply.reason)
         await self._reply(msg, reply, fmt, None)

@@ -96,6 +96,10 @@ SWEEP_EVERY = 30.0
 """Seconds between sweeps of the owned tables that have been quiet for ``QUIET_FOR``: the
 safety net for a trigger that never came (a lost delivery, a writer that died halfway)."""
 QUIET_FOR = 10.0
+REPROMPT_AFTER = 3.0
+"""Seconds after which the service whose phase it is sends a prompt again that another service
+sent (the first bid of a deal, the first card), if the seat has not answered: that writer may
+have died between its append and its prompt. A repeat is harmless (players drop it by index)."""
 ABSENT_FOR = 1.0
 """Seconds a table id that has no log is remembered as absent: commands to made-up tables
 then cost no store read each (a flood of them would otherwise turn into a flood of reads)."""
@@ -125,12 +129,20 @@ class Table:
     found_nothing: bool = False
     """A read found no such table (commands waiting behind it need not read again)."""
     prompted: int = -1
-    """The log position the seat to move was last prompted at (by this service), or whose
-    prompt its writer sends (``Service._prompt``)."""
+    """The log position the seat to move was last prompted at (by this instance)."""
     written: int = -1
     """The position of the last event this instance appended itself."""
     last_kind: type[Event] | type[UnknownEvent] | None = None
     """The type of the last applied event."""
+    reprompt: asyncio.TimerHandle | None = None
+    """``REPROMPT_AFTER``: a prompt another service sent is sent again if still unanswered."""
+
+    def cancel_timers(self) -> None:
+        """The deadline and the repeat of a prompt: neither is this instance's to keep."""
+        for handle in (self.timer, self.reprompt):
+            if handle is not None:
+                handle.cancel()
+        self.timer = self.reprompt = None
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -278,8 +290,7 @@ class Service:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         for table in self.tables.values():
-            if table.timer:
-                table.timer.cancel()
+            table.cancel_timers()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -340,8 +351,7 @@ class Service:
             asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, table_id)  # busy: later
             return
         if table is not None and table.state.closed:
-            if table.timer is not None:
-                table.timer.cancel()
+            table.cancel_timers()
             self._drop(table_id)
 
     def _drop(self, table_id: str) -> None:
@@ -386,6 +396,7 @@ class Service:
                 continue  # a replica that lags shows nothing new yet: ask again before deciding
             self.log.warning("cache_ahead_of_log", table=table.id, last_seq=table.last_seq)
             table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
+            table.written, table.last_kind = -1, None
             await self.catch_up(table)
             return
 
@@ -395,12 +406,14 @@ class Service:
         trick and the deal's end), as one atomic batch; raises ``Conflict`` if beaten."""
         planned, after = self._plan(table, list(events))
         index = table.state.events
+        # The server stamps an event between this moment and its acknowledgement: a deadline
+        # counted from here never promises more time than the one counted from the stamp.
+        stored_at = time.time()
         try:
             seqs = await self.store.append_batch(table.id, index, planned, table.last_seq)
         except Conflict:
             self.conflicts += 1
             raise
-        stored_at = time.time()
         table.written = index + len(planned) - 1
         if after is None:
             for i, (event, seq) in enumerate(zip(planned, seqs)):
@@ -526,9 +539,7 @@ class Service:
         for table_id, table in list(self.tables.items()):
             if partition_of(table_id) != partition:
                 continue
-            if table.timer is not None:
-                table.timer.cancel()
-                table.timer = None
+            table.cancel_timers()
             if not table.users and not table.lock.locked():
                 self._drop(table_id)
         self.log.info("partition_released", partition=partition)
@@ -606,7 +617,7 @@ class Service:
         try:
             if isinstance(trigger, DealScored):
                 state.skip_to_scored(trigger, index)
-                table.last_seq, table.stored_at = seq, stored_at
+                table.last_seq, table.stored_at, table.last_kind = seq, stored_at, DealScored
                 return True
             if isinstance(trigger, DealDealt) and trigger.deal == state.deal_no + 1:
                 scored = await self.store.last(table.id, "deal_scored")
@@ -619,6 +630,7 @@ class Service:
         except LogError as exc:
             self.log.warning("deal_not_skipped", table=table.id, error=str(exc))
             table.state, table.last_seq, table.stored_at = TableState(), 0, 0.0  # read it whole
+            table.written, table.last_kind = -1, None
         return False
 
     async def _catch_up_to(self, table: Table, index: int, patience: float = 3.0) -> None:
@@ -636,16 +648,20 @@ class Service:
                 raise LookupError(f"{table.id}: the log read back ends before event {index}")
             self.store.retried += 1
 
-    async def _refresh(self, table_id: str, retries: int | None = 0, delay: float = 1.0) -> None:
+    async def _refresh(
+        self, table_id: str, retries: int | None = 0, delay: float = 1.0, quiet_for: float = 0.0
+    ) -> None:
         """Catch a table up from the store and act on it (after a failed trigger or a
         reconnect). On failure try again later, ``retries`` times (None: until it works, the
-        pause doubling up to 30 s), unless the table has moved to another instance meanwhile."""
+        pause doubling up to 30 s), unless the table has moved to another instance meanwhile.
+        With ``quiet_for`` (the sweep), a pending prompt is sent again only if the table has
+        been quiet that long (a prompt just sent by another service is not repeated)."""
         table = self._table(table_id)
         async with table.lock:
             try:
                 await self.catch_up(table)
                 await self.settle(table)
-                await self.after_change(table, recovering=True)
+                await self.after_change(table, recovering=time.time() - table.last_time() >= quiet_for)
                 return
             except Exception as exc:  # one bad table must not stop the others
                 self.log.warning("refresh_failed", table=table_id, error=repr(exc), retries_left=retries)
@@ -672,17 +688,18 @@ class Service:
         ``recovering`` (a claimed partition, a refresh, a reconnect, a deadline): the writer
         may have died between its append and its prompt, so the owner of the table's partition
         sends the prompt where the turn is in this service's phases or this service writes
-        events of the last one's kind; a repeat is harmless (players drop repeats by index)."""
+        events of the last one's kind; a repeat is harmless (players drop repeats by index).
+        Besides, the phase's own service sends a prompt another service sent again if the seat
+        has not answered it after ``REPROMPT_AFTER`` seconds (``_arm_deadline``)."""
         state = table.state
         if not self.prompts or state.to_move is None or table.prompted == state.events or table.broken:
             return
+        if recovering and not self.owns(table.id):
+            return  # a table cached here that another instance owns (the writer's own prompt went out)
         if table.written != state.events - 1:
             if not recovering:
-                table.prompted = state.events  # its writer sends it
-                return
+                return  # its writer sends it
             if not (self._owns_turn(state) or WRITER.get(table.last_kind) == self.name):  # type: ignore[arg-type]
-                return
-            if not self.owns(table.id):
                 return
         await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
         table.prompted = state.events
@@ -922,11 +939,11 @@ class Service:
         return bool(self.phases) and state.to_move is not None and deal is not None and deal.phase in self.phases
 
     def _arm_deadline(self, table: Table) -> None:
+        """The deadline of the seat to move, if the turn is in this service's phases; and if
+        another service sent its prompt, the repeat of that prompt (``REPROMPT_AFTER``)."""
         if not self.phases:
             return
-        if table.timer is not None:
-            table.timer.cancel()
-            table.timer = None
+        table.cancel_timers()
         state = table.state
         if table.broken or not self._owns_turn(state) or not self.owns(table.id):
             return
@@ -936,6 +953,19 @@ class Service:
         index = state.events
         loop = asyncio.get_running_loop()
         table.timer = loop.call_later(delay, lambda: self._spawn(self._expire(table, index)))
+        if table.written != index - 1 and table.prompted != index and delay > REPROMPT_AFTER:
+            table.reprompt = loop.call_later(REPROMPT_AFTER, lambda: self._spawn(self._repeat_prompt(table, index)))
+
+    async def _repeat_prompt(self, table: Table, index: int) -> None:
+        """The seat has not answered a prompt another service sent (``REPROMPT_AFTER``): send
+        it again, in case its writer died before sending it."""
+        table.reprompt = None
+        state = table.state
+        if state.events == index and table.prompted != index and self._owns_turn(state) and self.owns(table.id):
+            assert state.to_move is not None
+            with contextlib.suppress(Exception):
+                await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
+                table.prompted = index
 
     async def _expire(self, table: Table, index: int) -> None:
         table.timer = None
@@ -979,7 +1009,7 @@ class Service:
             if quiet_for and cached is not None and time.time() - cached.last_time() < quiet_for:
                 return  # active: its triggers are coming
             async with gate:
-                await self._refresh(table_id)
+                await self._refresh(table_id, quiet_for=quiet_for)
 
         await asyncio.gather(*(refresh(table_id) for table_id in open_tables))
 

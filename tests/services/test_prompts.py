@@ -95,3 +95,29 @@ async def test_the_writer_prompts_so_the_first_bid_and_card_need_no_hop_to_the_p
             await p.stop()
         await sub.unsubscribe()
         stack.stop()
+
+
+async def test_a_prompt_another_service_sent_is_repeated_once_by_the_phase_service_if_unanswered(
+    stack: Stack, nc: Client
+) -> None:
+    """The dealer prompts a new deal's first bid; had it died between dealing and prompting,
+    the seat would wait for nothing. So bidding, whose phase it is, sends that prompt again
+    after ``REPROMPT_AFTER`` seconds without an answer, once (players drop repeats by index)."""
+    from services.runtime import REPROMPT_AFTER
+
+    times: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    async def on_msg(msg: Msg) -> None:
+        update: Update = decode(msg.data, Update)
+        if update.your_turn and update.index == 2:
+            times.append(loop.time())
+
+    sub = await nc.subscribe("skat.view.*.rp", cb=on_msg)
+    try:
+        assert (await open_table(nc, OpenTable(table="rp", players=PLAYERS, rules=RULES, seed="rp"))).ok
+        await asyncio.sleep(REPROMPT_AFTER + 3.0)  # nobody answers
+        assert len(times) == 2, times
+        assert times[1] - times[0] >= REPROMPT_AFTER - 0.5
+    finally:
+        await sub.unsubscribe()
