@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from protocol.events import DealDealt, GameDeclared
 from protocol.rules import Rules
+from protocol.table import TableState
 from protocol.wire import OpenTable, Update, decode
 from services.store import EventStore
 from skatbus.bots import HashedBot
@@ -134,3 +136,49 @@ async def test_a_prompt_another_service_sent_is_repeated_once_by_the_phase_servi
         assert len(times) == 2, times  # once, not every few seconds
     finally:
         await sub.unsubscribe()
+
+
+@pytest.mark.parametrize(
+    ("table", "players", "rules"),
+    [
+        ("one-kontra", ["ann", "bob", "cyd"], Rules(rounds=2, kontra=True, bock=True, turn_seconds=60)),
+        ("one-ramsch", ["ann", "bob", "cyd"], Rules(rounds=2, ramsch=True, kontra=True, turn_seconds=60)),
+        ("one-four", ["ann", "bob", "cyd", "dan"], Rules(rounds=1, players=4, kontra=True, turn_seconds=60)),
+    ],
+)
+async def test_every_position_a_seat_must_answer_is_prompted_exactly_once(
+    stack: Stack, nc: Client, table: str, players: list[str], rules: Rules
+) -> None:
+    """Whichever service wrote the event that made it a seat's turn (the dealer, bidding, play,
+    across every phase change: a new deal, the skat, the declaration, Kontra and Re, a
+    passed-in Ramsch, a four-player table whose dealer sits out), that seat gets one prompt
+    for that position, to the right player, and no position goes unprompted."""
+    from services.runtime import RECHECK_AFTER
+
+    await asyncio.sleep(RECHECK_AFTER + 1.0)  # past the services' start-up re-read (it may repeat)
+    prompted: list[tuple[int, str]] = []
+
+    async def on_msg(msg: Msg) -> None:
+        update: Update = decode(msg.data, Update)
+        if update.your_turn and update.view is not None:
+            prompted.append((update.index, update.view.players[update.view.seat]))
+
+    sub = await nc.subscribe(f"skat.view.*.{table}", cb=on_msg)
+    bots = [RemotePlayer(nc, p, HashedBot("once")) for p in players]
+    try:
+        for bot in bots:
+            await bot.start()
+        assert (await open_table(nc, OpenTable(table=table, players=players, rules=rules, seed=table))).ok
+        log = await wait_closed(nc, table)
+        await asyncio.sleep(0.5)  # the last prompts' deliveries
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await sub.unsubscribe()
+    state = TableState()
+    expected = []
+    for event in log:
+        state.apply(event)
+        if state.to_move is not None:
+            expected.append((state.events, state.players[state.to_move]))
+    assert sorted(prompted) == expected
