@@ -33,7 +33,6 @@ from .store import EventStore, patiently, replicas_setting
 
 PREFERENCES: Final = "skat-players"
 """Key-value bucket: each player's own choice of encoding (key: player id)."""
-MAX_HELLO_BYTES: Final = 1024
 MAX_CACHED: Final = 100_000
 FORMATS_ALL: Final = "skat.formats.*"
 
@@ -96,14 +95,14 @@ class Prompter:
             self._remember(player, choice if choice in ENCODINGS else None)
         return self._formats.get(player) or state.formats.get(player, "msgpack")
 
-    async def send(self, table_id: str, state: TableState, seat: int, your_turn: bool, stored_at: float) -> None:
-        """Seat ``seat``'s view of the table, as a turn prompt if ``your_turn`` (with the
-        deadline: the time the last event was stored plus the turn time)."""
+    async def send(self, table_id: str, state: TableState, seat: int, deadline: float | None = None) -> None:
+        """Seat ``seat``'s view of the table: a turn prompt with its ``deadline`` (Unix time,
+        ``runtime.Table.deadline``), or with None a plain view."""
         player = state.players[seat]
         update = Update(
             view=view(state, seat),
-            your_turn=your_turn,
-            deadline=stored_at + state.rules.turn_seconds if your_turn else 0.0,
+            your_turn=deadline is not None,
+            deadline=deadline or 0.0,
             index=state.events,
         )
         data = encode(update, await self.format_for(state, player))

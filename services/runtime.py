@@ -144,6 +144,11 @@ class Table:
                 handle.cancel()
         self.timer = self.reprompt = None
 
+    def deadline(self) -> float:
+        """When the seat to move must have answered (Unix time): the last event's stored time
+        plus the turn time. The prompt says it, and the deadline timer enforces it."""
+        return self.last_time() + self.state.rules.turn_seconds
+
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
         if isinstance(self.stored_at, str):
@@ -701,7 +706,12 @@ class Service:
                 return  # its writer sends it
             if not (self._owns_turn(state) or WRITER.get(table.last_kind) == self.name):  # type: ignore[arg-type]
                 return
-        await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
+        await self._send_prompt(table)
+
+    async def _send_prompt(self, table: Table) -> None:
+        state = table.state
+        assert state.to_move is not None
+        await self.prompter.send(table.id, state, state.to_move, table.deadline())
         table.prompted = state.events
 
     # --- commands ----------------------------------------------------------------------
@@ -949,7 +959,7 @@ class Service:
             return
         # A timer handle, not a sleeping task: deadlines are re-armed after every event and
         # almost never fire, so they must be cheap to set and to cancel.
-        delay = max(0.0, table.last_time() + state.rules.turn_seconds - time.time())
+        delay = max(0.0, table.deadline() - time.time())
         index = state.events
         loop = asyncio.get_running_loop()
         table.timer = loop.call_later(delay, lambda: self._spawn(self._expire(table, index)))
@@ -962,10 +972,10 @@ class Service:
         table.reprompt = None
         state = table.state
         if state.events == index and table.prompted != index and self._owns_turn(state) and self.owns(table.id):
-            assert state.to_move is not None
-            with contextlib.suppress(Exception):
-                await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
-                table.prompted = index
+            try:
+                await self._send_prompt(table)
+            except Exception as exc:  # the connection is down: the reconnect sends it again
+                self._warn_once("reprompt_failed", error=repr(exc))
 
     async def _expire(self, table: Table, index: int) -> None:
         table.timer = None

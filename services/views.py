@@ -4,13 +4,14 @@ player's pending prompts again. Live turn prompts come from the service that app
 making it a seat's turn (``services.prompts``). It writes nothing to the log; it only reads it.
 
 Several instances share the tables by partition (``services.ownership``), so each table's
-prompts and public feed come from one instance at a time, in log order. Every instance hears
+public feed and views come from one instance at a time, in log order. Every instance hears
 every hello and re-sends the pending prompts of its own tables."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from typing import Final
 
 import msgspec
 from nats.aio.msg import Msg
@@ -27,9 +28,10 @@ from protocol.subjects import is_inbox, parse_hello_subject, public_subject
 from protocol.views import SPECTATOR, redact
 from protocol.wire import Hello, encode
 
-from .prompts import MAX_HELLO_BYTES
 from .ratelimit import PlayerLimits
 from .runtime import Service, Table
+
+MAX_HELLO_BYTES: Final = 1024
 
 
 class Views(Service):
@@ -92,14 +94,14 @@ class Views(Service):
         sent = 0
         for table in [t for t in self.tables.values() if player in t.state.players and not t.state.closed]:
             # Read the log's tail first: the prompt this player missed may be for an event
-            # this projector has not been delivered yet (the prompt came from bidding or play).
+            # this projector has not been delivered yet (the prompt came from that event's writer).
             async with table.lock:
                 with contextlib.suppress(Exception):
                     await self.catch_up(table)
                     await self.after_change(table)  # the public feed of what the read found
                 state = table.state
                 if state.to_move == state.players.index(player):
-                    await self.prompter.send(table.id, state, state.to_move, True, table.last_time())
+                    await self.prompter.send(table.id, state, state.to_move, table.deadline())
                     sent += 1
         answer["prompts"] = sent
         # Every instance hears every hello and re-sends the prompts of its own tables; one
@@ -124,7 +126,7 @@ class Views(Service):
         if self._new_deal_or_result.get(table.id, False):
             for seat in range(len(state.players)):
                 if seat != state.to_move:
-                    await self.prompter.send(table.id, state, seat, False, table.last_time())
+                    await self.prompter.send(table.id, state, seat)
         # Marked only once sent (under the table's lock): a failure leaves it to the next try.
         self._sent[table.id] = state.events
         self._new_deal_or_result.pop(table.id, None)
