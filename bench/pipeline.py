@@ -94,6 +94,8 @@ class Stopwatch:
     def __init__(self) -> None:
         self.pending: dict[str, float] = {}
         self.samples: list[float] = []
+        self.at: list[float] = []
+        """Unix time each sample's prompt arrived (to place it in the table's log)."""
 
     def sent(self, table: str) -> None:
         self.pending[table] = time.perf_counter()
@@ -102,6 +104,7 @@ class Stopwatch:
         start = self.pending.pop(table, None)
         if start is not None:
             self.samples.append(time.perf_counter() - start)
+            self.at.append(time.time())
 
 
 def _percentile(samples: list[float], q: float) -> float:
