@@ -40,12 +40,16 @@ from .events import (
     PlayerTimedOut,
     ReSaid,
     Resigned,
+    SeatWithdrawn,
     SkatTaken,
 )
 from .games import Declaration
 from .table import TableState, due
 
-RejectionCode = Literal["out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale"]
+RejectionCode = Literal[
+    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale", "paused",
+    "withdrawn",
+]  # fmt: skip
 
 
 class Rejection(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
@@ -76,6 +80,14 @@ def decide(state: TableState, seat: int, command: Command) -> list[Event] | Reje
         return Rejection(code="table_closed", reason="the table is closed")
     if not 0 <= seat < state.n:
         return Rejection(code="not_seated", reason=f"seat {seat} is not at this table")
+    if state.paused:
+        why = f" ({state.pause_reason})" if state.pause_reason else ""
+        return Rejection(code="paused", reason=f"the table is paused{why}; you are prompted again when it resumes")
+    if state.withdrawn(seat) and state.defaulting != seat:
+        return Rejection(
+            code="withdrawn",
+            reason=f"you were withdrawn from this table after {state.missed[seat]} turns in a row timed out",
+        )
     deal = state.deal
     if deal is None or state.scored:
         return Rejection(code="no_deal", reason="no deal is in progress")
@@ -155,12 +167,20 @@ def default_action(deal: Deal) -> Command:
 
 
 def timeout(state: TableState) -> list[Event] | None:
-    """The events recording that the seat to move missed its deadline, or None if no one is due."""
+    """The events recording that the seat to move missed its deadline, or None if no one is due:
+    the time-out, the default action, and, when this made ``Rules.max_timeouts`` turns in a
+    row, the seat's withdrawal."""
     seat = state.to_move
     if seat is None:
         return None
     assert state.deal is not None
     action = default_action(state.deal)
-    events = decide(state, seat, action)
+    timed_out = PlayerTimedOut(seat=seat)
+    after = state.copy()
+    after.apply(timed_out)  # the default action is decided as the seat's own after the time-out
+    events = decide(after, seat, action)
     assert isinstance(events, list), events
-    return [PlayerTimedOut(seat=seat), *events]
+    limit = state.rules.max_timeouts
+    if limit and after.missed[seat] == limit:
+        return [timed_out, *events, SeatWithdrawn(seat=seat, missed=limit)]
+    return [timed_out, *events]

@@ -143,6 +143,26 @@ class PlayerTimedOut(Event, frozen=True, tag="timed_out/1"):
     seat: int
 
 
+class SeatWithdrawn(Event, frozen=True, tag="seat_withdrawn/1"):
+    """The seat missed ``Rules.max_timeouts`` turns in a row: from now on it is played by the
+    default action at once and its commands are refused. Follows the time-out (and its default
+    action) that made the count."""
+
+    seat: int
+    missed: int
+
+
+class TablePaused(Event, frozen=True, tag="table_paused/1"):
+    """The operator paused the table (``skat.admin.pause``): no deadline runs, no command is
+    taken and nothing is derived until ``table_resumed``."""
+
+    reason: str = ""
+
+
+class TableResumed(Event, frozen=True, tag="table_resumed/1"):
+    """The table plays on; the seat to move gets a full turn from this event's stored time."""
+
+
 class TableClosed(Event, frozen=True, tag="table_closed/1"):
     reason: str
 
@@ -150,7 +170,8 @@ class TableClosed(Event, frozen=True, tag="table_closed/1"):
 AnyEvent = (
     TableOpened | DealDealt | BidMade | BidHeld | Passed | BiddingWon | AllPassed | SkatTaken
     | Discarded | GameDeclared | KontraSaid | ReSaid | CardPlayed | TrickTaken | CardsShown
-    | Resigned | DealEnded | DealScored | PlayerTimedOut | TableClosed
+    | Resigned | DealEnded | DealScored | PlayerTimedOut | TableClosed | SeatWithdrawn | TablePaused
+    | TableResumed
 )  # fmt: skip
 
 EVENT_TYPES: Final[tuple[type[Event], ...]] = AnyEvent.__args__

@@ -35,6 +35,10 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=Tr
     """Players at the table: 3, or 4 with the dealer sitting out."""
     turn_seconds: float = 30.0
     """How long a player has for one action before it is timed out."""
+    max_timeouts: int = 0
+    """Withdraw a seat that misses this many turns in a row (0: never). A withdrawn seat is
+    played by the default action at once from then on, and its commands are refused: a dead or
+    broken bot no longer holds its table up for a whole turn per move (``seat_withdrawn``)."""
 
     def __post_init__(self) -> None:
         if self.players not in (3, 4):
@@ -43,6 +47,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=Tr
             raise ValueError("rounds must be >= 0")
         if not math.isfinite(self.turn_seconds) or self.turn_seconds <= 0:
             raise ValueError("turn_seconds must be a finite number > 0")
+        if self.max_timeouts < 0:
+            raise ValueError("max_timeouts must be >= 0 (0: never withdraw a seat)")
 
     @property
     def deals(self) -> int:

@@ -24,6 +24,8 @@ STREAM: Final = "SKAT"
 LOG_ALL: Final = "skat.log.>"
 COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
+ADMIN_PAUSE: Final = "skat.admin.pause"
+"""Pause or resume a table (``protocol.wire.PauseTable``), answered by the dealer."""
 
 PARTITIONS: Final = 8
 """How many partitions the tables are spread over. Fixed for the life of a stream: a table's

@@ -55,9 +55,12 @@ from .events import (
     PlayerTimedOut,
     ReSaid,
     Resigned,
+    SeatWithdrawn,
     SkatTaken,
     TableClosed,
     TableOpened,
+    TablePaused,
+    TableResumed,
     TrickTaken,
     UnknownEvent,
 )
@@ -76,11 +79,14 @@ OWNER: Final[dict[type[Event], str]] = {
 }
 
 # Which service writes each kind of event: the owners of the derived ones, the dealer the
-# table's opening, and the service answering the command each of the others records. (A
-# ``timed_out`` is written by whichever service's phase timed out, so it has no entry.)
+# table's opening and its pauses, and the service answering the command each of the others
+# records. (A ``timed_out`` and a ``seat_withdrawn`` are written by whichever service's phase
+# timed out, so they have no entry.)
 WRITER: Final[dict[type[Event], str]] = {
     **OWNER,
     TableOpened: "dealer",
+    TablePaused: "dealer",
+    TableResumed: "dealer",
     BidMade: "bidding",
     BidHeld: "bidding",
     Passed: "bidding",
@@ -121,7 +127,8 @@ class TableState:
         "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
-        "events", "deal_events", "unknown", "formats", "skipped",
+        "events", "deal_events", "unknown", "formats", "skipped", "missed", "defaulting",
+        "paused", "pause_reason",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -153,6 +160,15 @@ class TableState:
         self.formats: dict[str, str] = {}
         self.skipped = 0
         """Deals whose play this state jumped over (``skip_to_scored``): 0 for a full fold."""
+        self.missed: list[int] = []
+        """Per seat, the turns it has missed in a row (a time-out counts, its default action
+        does not reset it, any action of its own does). Only a full fold of the deals knows
+        it: a state that skips deals must not skip them at tables with ``max_timeouts``."""
+        self.defaulting = -1
+        """The seat whose default action follows its time-out (not an action of its own)."""
+        self.paused = False
+        """Paused by the operator (``table_paused``): nobody is to move, nothing is due."""
+        self.pause_reason = ""
 
     # --- questions ---------------------------------------------------------------------
 
@@ -166,11 +182,22 @@ class TableState:
 
     @property
     def to_move(self) -> int | None:
-        """The table seat whose action the table waits for, or None (nothing due from a player)."""
+        """The table seat whose action the table waits for, or None (nothing due from a player,
+        or the table is paused)."""
         deal = self.deal
-        if deal is None or deal.to_move is None or self.closed or due(self) is not None:
+        if deal is None or deal.to_move is None or self.closed or self.paused or due(self) is not None:
             return None
         return self.seats[deal.to_move]
+
+    def withdrawn(self, seat: int) -> bool:
+        """Whether ``seat`` missed ``Rules.max_timeouts`` turns in a row: it is played by the
+        default action at once, and its own commands are refused."""
+        limit = self.rules.max_timeouts
+        return bool(limit) and 0 <= seat < len(self.missed) and self.missed[seat] >= limit
+
+    def turn_seconds(self, seat: int | None) -> float:
+        """How long ``seat`` has for its turn: the table's turn time, nothing if withdrawn."""
+        return 0.0 if seat is not None and self.withdrawn(seat) else self.rules.turn_seconds
 
     def legal_actions(self, seat: int) -> list[Command]:
         """The actions ``seat`` may take now (empty if it is not its turn)."""
@@ -219,6 +246,7 @@ class TableState:
         self.totals = [0] * self.n
         self.sf_totals = [0] * self.n
         self.timeouts = [0] * self.n
+        self.missed = [0] * self.n
 
     def _dealt(self, e: DealDealt) -> None:
         # Not compared with due(): imported deals (ISS records) carry their own cards, no seed.
@@ -248,6 +276,8 @@ class TableState:
         deal = self.deal
         if self.closed:
             raise LogError(self.events, "the table is closed")
+        if self.paused:
+            raise LogError(self.events, "the table is paused")
         if deal is None or self.scored:
             raise LogError(self.events, "no deal in progress")
         owed = due(self)
@@ -260,6 +290,15 @@ class TableState:
         if err:
             raise LogError(self.events, f"seat {seat}: {err}")
         deal.push(command, pos)
+        self._acted(seat)
+
+    def _acted(self, seat: int) -> None:
+        """A seat's action: its own (the count of turns missed in a row starts again) or the
+        default one after its time-out (the count stands)."""
+        if self.defaulting == seat:
+            self.defaulting = -1
+        elif self.missed:
+            self.missed[seat] = 0
 
     def _bid(self, e: BidMade) -> None:
         bid = BIDS.get(e.value) or Bid(value=e.value)
@@ -302,6 +341,8 @@ class TableState:
             deal is not None
             and deal.phase == "playing"
             and not self.closed
+            and not self.paused
+            and self.defaulting < 0
             and self.bidding_logged
             and self.tricks_logged == len(deal.tricks)
         ):
@@ -311,6 +352,8 @@ class TableState:
                 if deal.legal_cards() >> c & 1:
                     deal._play(pos, c)
                     deal.history.append((pos, PLAY[c]))
+                    if self.missed:
+                        self.missed[e.seat] = 0
                     return
         self._player_action(e.seat, PlayCard(card=e.card))
 
@@ -327,6 +370,26 @@ class TableState:
         if self.to_move != e.seat:
             raise LogError(self.events, f"seat {e.seat} timed out but it was not its turn")
         self.timeouts[e.seat] += 1
+        self.missed[e.seat] += 1
+        self.defaulting = e.seat
+
+    def _withdrawn(self, e: SeatWithdrawn) -> None:
+        limit = self.rules.max_timeouts
+        if not limit or not 0 <= e.seat < self.n or self.missed[e.seat] != limit or e.missed != limit:
+            raise LogError(
+                self.events,
+                f"seat {e.seat} withdrawn, but it has not just missed {limit or 'a limit of'} turns in a row",
+            )
+
+    def _paused(self, e: TablePaused) -> None:
+        if self.closed or self.paused:
+            raise LogError(self.events, "only an open table that is not paused can be paused")
+        self.paused, self.pause_reason = True, e.reason
+
+    def _resumed(self, e: TableResumed) -> None:
+        if not self.paused:
+            raise LogError(self.events, "table_resumed, but the table is not paused")
+        self.paused, self.pause_reason = False, ""
 
     def _derived(self, e: Event) -> None:
         self._expect(e)
@@ -398,6 +461,7 @@ class TableState:
         new.totals = list(self.totals)
         new.sf_totals = list(self.sf_totals)
         new.timeouts = list(self.timeouts)
+        new.missed = list(self.missed)
         new.deal_events = list(self.deal_events)
         return new
 
@@ -423,6 +487,9 @@ _APPLY: Final[dict[type, Callable[[TableState, Any], None]]] = {
     DealScored: TableState._deal_scored,
     PlayerTimedOut: TableState._timed_out,
     TableClosed: TableState._closed,
+    SeatWithdrawn: TableState._withdrawn,
+    TablePaused: TableState._paused,
+    TableResumed: TableState._resumed,
 }
 
 
@@ -448,8 +515,9 @@ def fold(events: Iterable[Event | UnknownEvent], state: TableState | None = None
 
 
 def due(state: TableState) -> Event | None:
-    """The next derived event the table waits for, or None when it waits for a player."""
-    if not state.n or state.closed:
+    """The next derived event the table waits for, or None when it waits for a player (or
+    for the operator to resume it)."""
+    if not state.n or state.closed or state.paused:
         return None
     deal = state.deal
     if deal is None or state.scored:

@@ -46,6 +46,11 @@ class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_def
     history: list[AnyEvent] = []
     """This deal's events so far, with hidden cards removed."""
     legal: list[AnyCommand] = []
+    paused: bool = False
+    """The operator paused the table: nobody is to move until it resumes (``table_resumed``)."""
+    withdrawn: list[int] = []
+    """Seats withdrawn after ``Rules.max_timeouts`` turns in a row timed out: played by the
+    default action at once."""
     totals: list[int] = []
     seeger_fabian: list[int] = []
 
@@ -78,6 +83,8 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
         to_move=state.to_move,
         totals=list(state.totals),
         seeger_fabian=list(state.sf_totals),
+        paused=state.paused,
+        withdrawn=[s for s in range(state.n) if state.withdrawn(s)],
     )
     if deal is None:
         return out

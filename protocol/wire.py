@@ -39,6 +39,18 @@ class OpenTable(msgspec.Struct, kw_only=True):
     """Players that want JSON updates (msgpack is the default)."""
 
 
+class PauseTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Operator request: pause a table, or resume it (``skat.admin.pause``). While a table is
+    paused no deadline runs and no command is taken; on resuming, the seat to move gets a whole
+    turn. Answered with a ``Reply``: ``code`` "unchanged" when it was so already, "no_table",
+    "table_closed" or "malformed" when refused."""
+
+    table: str
+    paused: bool = True
+    reason: str = ""
+    """Shown to the players (at most 200 characters)."""
+
+
 class Hello(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     """What a player may send on ``skat.hello.<player>`` (JSON; an empty message is fine too):
     "send me my pending prompts again", and optionally the encoding of its updates from now on

@@ -12,7 +12,7 @@ from .runtime import Service
 
 class Bidding(Service):
     name = "bidding"
-    triggers = ("deal_scored", "deal_dealt")
+    triggers = ("deal_scored", "deal_dealt", "table_paused", "table_resumed")
     skips_deals = True
     """What others write that bidding must act on: a new deal (its deadline; the dealer sends
     its first prompt). Every other event of a bidding phase is bidding's own. The score before

@@ -7,11 +7,11 @@ import secrets
 import msgspec
 from nats.aio.msg import Msg
 
-from protocol.events import TableOpened
-from protocol.subjects import ADMIN_OPEN, check_token
-from protocol.wire import OpenTable, Reply, decode, sniff
+from protocol.events import Event, TableOpened, TablePaused, TableResumed
+from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, check_token
+from protocol.wire import OpenTable, PauseTable, Reply, decode, sniff
 
-from .runtime import Service
+from .runtime import Service, Table
 from .store import Conflict
 
 
@@ -26,6 +26,7 @@ class Dealer(Service):
 
     async def on_start(self) -> None:
         self._subs.append(await self.nc.subscribe(ADMIN_OPEN, queue=self.name, cb=self._on_open_msg))
+        self._subs.append(await self.nc.subscribe(ADMIN_PAUSE, queue=self.name, cb=self._on_pause_msg))
 
     async def _on_open_msg(self, msg: Msg) -> None:
         self._spawn(self._on_open(msg))
@@ -76,3 +77,53 @@ class Dealer(Service):
             self._drop(request.table)  # another instance deals its next deals: keep no stale copy
         self.log.info("table_opened" if reply.ok else "open_refused", table=request.table, reason=reply.reason)
         await self._reply(msg, reply, fmt, None)
+
+    async def _on_pause_msg(self, msg: Msg) -> None:
+        self._spawn(self._on_pause(msg))
+
+    async def _on_pause(self, msg: Msg) -> None:
+        """Pause or resume a table: append ``table_paused``/``table_resumed`` after the table's
+        last event (read first: the dealer's cache jumps over a deal's play), then, on resuming,
+        whatever the table owes the dealer and the prompt of the seat to move (its new turn
+        counts from the resumption)."""
+        fmt = sniff(msg.data)
+        try:
+            request: PauseTable = decode(msg.data, PauseTable, fmt)
+            check_token("table", request.table)
+            if len(request.reason) > 200:
+                raise ValueError("a pause's reason is at most 200 characters")
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+            await self._reply(msg, Reply(ok=False, code="malformed", reason=str(exc)), fmt, None)
+            return
+        table = self._table(request.table)
+        async with table.lock:
+            reply = await self._pause(table, request)
+        if not self.owns(request.table) and self.tables.get(request.table) is table and not table.users:
+            self._drop(request.table)
+        self.log.info("table_paused" if request.paused else "table_resumed", table=request.table, code=reply.code)
+        await self._reply(msg, reply, fmt, None)
+
+    async def _pause(self, table: Table, request: PauseTable) -> Reply:
+        for _ in range(6):
+            await self.catch_up(table)
+            state = table.state
+            if not state.n:
+                return Reply(ok=False, code="no_table", reason=f"there is no table {request.table}")
+            if state.closed:
+                return Reply(ok=False, code="table_closed", reason=f"table {request.table} is closed")
+            if state.paused == request.paused:
+                return Reply(ok=True, code="unchanged", index=state.events - 1)
+            event: Event = TablePaused(reason=request.reason) if request.paused else TableResumed()
+            try:
+                await self.append(table, [event])
+            except Conflict:
+                continue  # somebody appended meanwhile: read again and decide again
+            index = table.state.events - 1
+            if not request.paused:
+                try:
+                    await self.settle(table)  # e.g. the next deal, if the pause came between deals
+                    await self._prompt(table)
+                except Exception as exc:  # resumed all the same: the owners catch up from the log
+                    self.log.warning("resume_followup_failed", table=request.table, error=repr(exc))
+            return Reply(ok=True, index=index)
+        return Reply(ok=False, code="busy", reason="the table kept changing; try again")

@@ -144,10 +144,14 @@ class Table:
                 handle.cancel()
         self.timer = self.reprompt = None
 
-    def deadline(self) -> float:
-        """When the seat to move must have answered (Unix time): the last event's stored time
-        plus the turn time. The prompt says it, and the deadline timer enforces it."""
-        return self.last_time() + self.state.rules.turn_seconds
+    def deadline(self, heard_since: float = 0.0) -> float:
+        """When the seat to move must have answered (Unix time): the turn time (none for a
+        withdrawn seat) from the last event's stored time, or from ``heard_since`` if that is
+        later: when the service enforcing it could first hear the seat (it took the table's
+        partition over, or its connection to the broker came back). So time the services were
+        away is never charged to a player. The prompt says it, and the deadline timer enforces it."""
+        state = self.state
+        return max(self.last_time(), heard_since) + state.turn_seconds(state.to_move)
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -203,6 +207,12 @@ class Service:
         self._to_recover: set[int] = set()
         self._recovery: asyncio.Task[Any] | None = None
         self.forwarded = 0
+        self._recovered_reconnects = nc.stats.get("reconnects", 0)
+        """The connection's reconnect count as of the last recovery: a deadline does not fire
+        while the count is ahead (``_expire``), i.e. before ``heard_since`` knows of the outage."""
+        self.heard_since: dict[int, float] = {}
+        """Per owned partition, since when this instance can hear its players: when it claimed
+        the partition or when its connection last came back (``Table.deadline``)."""
         """Commands passed on to the instance that owns their table."""
         self.limits = PlayerLimits()
         self.reads = PlayerLimits(rate=float(os.environ.get("SKAT_PLAYER_READS", "20")))
@@ -500,6 +510,7 @@ class Service:
     async def _claim(self, partition: int) -> None:
         """This instance now owns ``partition``: consume its events, and catch up every open
         table of it from the log (a previous owner may have died halfway through)."""
+        self.heard_since[partition] = time.time()
         if self.triggers:
             consumer = PullConsumer(self.nc, STREAM, self._durable(partition), self._on_log_msg)
             await consumer.start()
@@ -593,7 +604,9 @@ class Service:
                         event = self.store.codec.decode(msg.data)
                         self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
-                        if not (self.skips_deals and await self._skip_deal(table, index, msg)):
+                        # At a table that withdraws seats every time-out counts: no deal skipped.
+                        skips = self.skips_deals and not table.state.rules.max_timeouts
+                        if not (skips and await self._skip_deal(table, index, msg)):
                             await self._catch_up_to(table, index)
                 await self.settle(table)
                 await self.after_change(table)
@@ -711,7 +724,7 @@ class Service:
     async def _send_prompt(self, table: Table) -> None:
         state = table.state
         assert state.to_move is not None
-        await self.prompter.send(table.id, state, state.to_move, table.deadline())
+        await self.prompter.send(table.id, state, state.to_move, self.deadline(table))
         table.prompted = state.events
 
     # --- commands ----------------------------------------------------------------------
@@ -944,6 +957,10 @@ class Service:
 
     # --- deadlines ---------------------------------------------------------------------
 
+    def deadline(self, table: Table) -> float:
+        """The seat to move's deadline as this instance enforces it (``Table.deadline``)."""
+        return table.deadline(self.heard_since.get(partition_of(table.id), 0.0))
+
     def _owns_turn(self, state: TableState) -> bool:
         deal = state.deal
         return bool(self.phases) and state.to_move is not None and deal is not None and deal.phase in self.phases
@@ -959,7 +976,7 @@ class Service:
             return
         # A timer handle, not a sleeping task: deadlines are re-armed after every event and
         # almost never fire, so they must be cheap to set and to cancel.
-        delay = max(0.0, table.deadline() - time.time())
+        delay = max(0.0, self.deadline(table) - time.time())
         index = state.events
         loop = asyncio.get_running_loop()
         table.timer = loop.call_later(delay, lambda: self._spawn(self._expire(table, index)))
@@ -979,10 +996,18 @@ class Service:
 
     async def _expire(self, table: Table, index: int) -> None:
         table.timer = None
+        if not self.nc.is_connected or self.nc.stats.get("reconnects", 0) != self._recovered_reconnects:
+            # The broker is away, or back but not yet recovered from: the seat could not be
+            # heard meanwhile, and gets a whole turn once we are back (``_after_reconnect``).
+            table.timer = asyncio.get_running_loop().call_later(0.5, lambda: self._spawn(self._expire(table, index)))
+            return
         async with table.lock:
             try:
                 await self.catch_up(table)
                 state = table.state
+                if state.events == index and self._owns_turn(state) and time.time() < self.deadline(table):
+                    self._arm_deadline(table)  # the turn was given more time meanwhile
+                    return
                 if state.events == index and self._owns_turn(state):
                     events = timeout(state)
                     if events:
@@ -1026,7 +1051,12 @@ class Service:
     async def _after_reconnect(self) -> None:
         """Recover (events delivered while the connection was down may be lost to us) and let
         subclasses re-send what players may have missed."""
-        self.log.info("reconnected_recovering", reconnects=self.nc.stats.get("reconnects", 0))
+        reconnects = self.nc.stats.get("reconnects", 0)
+        self.log.info("reconnected_recovering", reconnects=reconnects)
+        now = time.time()
+        for partition in self.ownership.owned:  # before any deadline may fire again (``_expire``)
+            self.heard_since[partition] = now
+        self._recovered_reconnects = reconnects
         for consumer in list(self._consumers.values()):
             await consumer.kick()
         await self._recover(set(self.ownership.owned))

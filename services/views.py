@@ -101,7 +101,7 @@ class Views(Service):
                     await self.after_change(table)  # the public feed of what the read found
                 state = table.state
                 if state.to_move == state.players.index(player):
-                    await self.prompter.send(table.id, state, state.to_move, table.deadline())
+                    await self.prompter.send(table.id, state, state.to_move, self.deadline(table))
                     sent += 1
         answer["prompts"] = sent
         # Every instance hears every hello and re-sends the prompts of its own tables; one
