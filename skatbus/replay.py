@@ -42,9 +42,12 @@ from protocol.events import (
     PlayerTimedOut,
     ReSaid,
     Resigned,
+    SeatWithdrawn,
     SkatTaken,
     TableClosed,
     TableOpened,
+    TablePaused,
+    TableResumed,
     TrickTaken,
     UnknownEvent,
 )
@@ -314,6 +317,12 @@ def describe(event: AnyLogged, state: TableState) -> str:
         return f"deal {event.deal} scored: {result_headline(event.result, state)}"
     if isinstance(event, PlayerTimedOut):
         return f"{who()} timed out"
+    if isinstance(event, SeatWithdrawn):
+        return f"{who()} is withdrawn after {event.missed} turns in a row timed out: the default action plays for it"
+    if isinstance(event, TablePaused):
+        return "table paused" + (f": {event.reason}" if event.reason else "")
+    if isinstance(event, TableResumed):
+        return "table resumed"
     if isinstance(event, TableClosed):
         return f"table closed: {event.reason}"
     if isinstance(event, UnknownEvent):
