@@ -140,3 +140,44 @@ async def test_time_the_services_were_down_is_not_charged_to_the_seat(stack: Sta
     log = await _wait_for(nc, "to", PlayerTimedOut)
     timed_out = next(s for s in log if isinstance(s.event, PlayerTimedOut))
     assert timed_out.time - restarted >= turn - 0.05, timed_out.time - restarted
+
+
+async def test_time_the_broker_was_down_is_not_charged_to_the_seat() -> None:
+    """The nats-server dies while a seat is to move and comes back (same port, same store) after
+    several turns: the services' deadline does not fire while they cannot hear the seat, and
+    after their reconnect the seat gets a whole turn."""
+    from services.main import wait_ready
+    from services.natsserver import EmbeddedServer
+
+    turn = 2.0
+    server = EmbeddedServer().start()
+    stack = Stack(server.url)
+    stack.start_all()
+    try:
+        await wait_ready(server.url)
+        nc = await nats_connect(server.url)
+        rules = Rules(rounds=1, turn_seconds=turn)
+        assert (await open_table(nc, OpenTable(table="tb", players=PLAYERS, rules=rules, seed="b-1"))).ok
+        await nc.close()
+        assert server.proc is not None
+        server.proc.kill()
+        server.proc.wait()
+        await asyncio.sleep(2 * turn)  # the first bid's deadline passes while the broker is away
+        server.start()
+        back = time.time()
+        nc = await nats_connect(server.url)
+        try:
+            log = await _wait_for(nc, "tb", PlayerTimedOut)
+        finally:
+            await nc.close()
+        timed_out = next(s for s in log if isinstance(s.event, PlayerTimedOut))
+        assert timed_out.time - back >= turn - 0.05, timed_out.time - back
+    finally:
+        stack.stop()
+        server.stop()
+
+
+async def nats_connect(url: str) -> Client:
+    import nats
+
+    return await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2)
