@@ -206,6 +206,9 @@ class RemotePlayer:
                 return
             if reply.code == "stale" and sent > 1:
                 return  # an earlier attempt landed; its answer was lost on the way
+            if reply.code == "paused":
+                self.log.info("table_paused", table=table, reason=reply.reason)
+                return  # not the bot's mistake: the table prompts again when it resumes
             if reply.code not in RETRY_CODES:
                 self.rejections.append(reply)
                 self.log.warning("command_rejected", table=table, code=reply.code, reason=reply.reason)
