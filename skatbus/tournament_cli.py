@@ -364,9 +364,16 @@ async def _run(
     from services.main import LocalStack
 
     stack = None
+    own_auth = None
     if settings is None:
         # A local stack keeps its store in --out, so that an interrupted run can be resumed.
-        stack = LocalStack(store_dir=None if args.auth else os.path.join(args.out, "store"), auth_dir=args.auth)
+        store = os.path.join(args.out, "store")
+        if args.human and not args.auth:  # people play: users of our own, so nobody else reads the hands
+            from .web.cli import people_auth
+
+            humans = [r.partition(":")[0] for r in args.remote]
+            own_auth = await asyncio.to_thread(people_auth, humans, store)
+        stack = LocalStack(store_dir=None if args.auth else store, auth_dir=args.auth or own_auth)
     received: list[int] = []
     stop = asyncio.Event()
 
@@ -389,6 +396,10 @@ async def _run(
         stopped.cancel()
         if stack is not None:
             await stack.__aexit__(None, None, None)
+        if own_auth is not None:
+            import shutil
+
+            await asyncio.to_thread(shutil.rmtree, own_auth, True)
     finished = not work.cancelled() and work.exception() is None
     if received and not finished:  # whatever the interrupted work ended with
         _say_interrupted(args, created[0] if created else None)
@@ -427,16 +438,16 @@ async def _live_page(args: argparse.Namespace, stack: Any) -> Any:
 
     page = WebServer(stack.settings, "127.0.0.1", 0, seats={p: seat(p) for p in humans})
     try:
-        url = await page.start(patience=5.0)
+        await page.start(patience=5.0)
     except Exception as exc:  # without people at it, the page is a convenience: go on without it
         await page.stop()
         if humans:
             raise
         print(f"(the live page did not start: {exc})")
         return None
-    print(f"Watch it live in a browser: {url}")
-    for player in humans:
-        print(f"  {player} plays in the browser at: {page.seat_url(player)}")
+    print(f"Watch it live in a browser: {page.spectator_url}")
+    for player in humans:  # each address opens that seat only: give each person their own alone
+        print(f"  {player} plays in the browser at: {page.seat_url(player)} (for {player} only)")
     return page
 
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import ssl
 import sys
@@ -171,8 +172,9 @@ def web_main(args: argparse.Namespace) -> int:
     async def work(stop: asyncio.Event) -> int:
         url = await server.start(patience)
         print(f"skat web: {url} (Ctrl-C stops it)", flush=True)
-        for player in seats:
-            print(f"  play as {player}: {server.seat_url(player)}", flush=True)
+        print(f"  watch: {server.spectator_url}", flush=True)
+        for player in seats:  # each address opens its own seat only: give each person theirs alone
+            print(f"  play as {player} (for {player} only): {server.seat_url(player)}", flush=True)
         await stop.wait()
         return 0
 
@@ -218,6 +220,26 @@ def _until_signal(work: Callable[[asyncio.Event], Awaitable[int]], cleanup: Call
 # --- skat play -----------------------------------------------------------------------------------
 
 
+def people_auth(players: list[str], store_dir: str | None = None) -> str:
+    """A fresh ``skat auth`` directory for a built-in stack that seats people: an NKey user for
+    each of ``players`` and the services user, seeds 0600 in a 0700 directory of its own, the
+    server on a free loopback port. So no other local user can connect to the stack and read
+    the hands; the caller removes the directory (``shutil.rmtree``) once the stack is stopped.
+    ``store_dir``: where JetStream keeps its data (default: inside the directory)."""
+    import tempfile
+
+    from services.auth import write_auth
+    from services.natsserver import free_port
+
+    path = tempfile.mkdtemp(prefix="skat-people-")  # 0700, ours alone
+    try:
+        write_auth(path, players, store_dir=store_dir, listen=("127.0.0.1", free_port()))
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    return path
+
+
 def play_main(args: argparse.Namespace) -> int:
     """``skat play``: a local stack, a table of you and the bots, and the page to play it on."""
     from protocol.rules import Rules
@@ -252,6 +274,9 @@ def play_main(args: argparse.Namespace) -> int:
 
         load_auth(args.auth).seed_file(player)  # a player the server would refuse: one line, now
     table = f"play-{secrets.token_hex(4)}"
+    # Without --auth, users of our own (removed at the end): nobody else on this machine may
+    # connect to the stack, which holds every hand.
+    own_auth = None if args.auth else people_auth([player])
     request = OpenTable(table=table, players=[player, *ids], rules=rules, seed=secrets.token_hex(16))
     state: dict[str, Any] = {}
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
@@ -264,11 +289,13 @@ def play_main(args: argparse.Namespace) -> int:
         from ..player import RemotePlayer
         from ..tournament import open_table
 
-        stack = LocalStack(auth_dir=args.auth)
+        stack = LocalStack(auth_dir=args.auth or own_auth)
         state["stack"] = stack
         await stack.__aenter__()
-        seat = stack.auth.settings(player, stack.server.url) if stack.auth is not None else stack.settings
-        server = WebServer(stack.settings, host, port, seats={player: seat}, tls=tls)
+        assert stack.auth is not None
+        server = WebServer(
+            stack.settings, host, port, seats={player: stack.auth.settings(player, stack.server.url)}, tls=tls
+        )
         state["web"] = server
         await server.start(connect_patience(args.connect_timeout))
         nc = await open_connection(stack.settings, patience=10.0, name="skat-play")
@@ -289,8 +316,8 @@ def play_main(args: argparse.Namespace) -> int:
         print(
             f"Table {table}: {player} (you) against {', '.join(ids)}; {rules.deals} deals, {rules.turn_seconds:g} s a move."
         )
-        print(f"Open this in your browser to play:\n  {server.seat_url(player)}")
-        print(f"(watch all tables: {server.url}/ ; Ctrl-C stops everything)", flush=True)
+        print(f"Open this in your browser to play (it is yours alone):\n  {server.seat_url(player)}")
+        print(f"(watch all tables: {server.spectator_url} ; Ctrl-C stops everything)", flush=True)
         closed_wait = asyncio.ensure_future(closed.wait())
         stop_wait = asyncio.ensure_future(stop.wait())
         await asyncio.wait({closed_wait, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -313,6 +340,10 @@ def play_main(args: argparse.Namespace) -> int:
         if "stack" in state:
             await state["stack"].__aexit__(None, None, None)
 
-    code = _until_signal(work, cleanup)
+    try:
+        code = _until_signal(work, cleanup)
+    finally:
+        if own_auth is not None:
+            shutil.rmtree(own_auth, ignore_errors=True)
     print("skat play: stopped", file=sys.stderr, flush=True)
     return code

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
 from nats.js.errors import NotFoundError
 
 from protocol.events import MSGPACK, DealEnded, DealScored, TableClosed, TableOpened
@@ -252,9 +253,18 @@ class Feeds:
                 ids.append(check_token("tournament", tid))
         return ids
 
+    @staticmethod
+    async def _has_tournament_stream(js: Any) -> bool:
+        try:
+            await js.stream_info(TOURNAMENT_STREAM)
+        except NotFoundError:
+            return False
+        return True
+
     async def tournament(self, tid: str) -> TournamentState:
         """A tournament's log, folded: one direct get per event (a tournament's log is short),
-        no consumer created."""
+        no consumer created. A store without tournaments (no stream: nobody answers a direct
+        get) has an empty log for every id."""
         js = self.nc.jetstream(timeout=2.0)
         subject = f"skat.tournament.{check_token('tournament', tid)}"
         state = TournamentState()
@@ -263,6 +273,10 @@ class Feeds:
             try:
                 msg = await js.get_msg(TOURNAMENT_STREAM, seq=seq, subject=subject, next=True, direct=True)
             except NotFoundError:
+                break
+            except NoRespondersError:
+                if await self._has_tournament_stream(js):
+                    raise  # the stream is there, its servers did not answer: not "no tournament"
                 break
             with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError, ValueError):
                 state.apply(_TOURNAMENT.decode(msg.data or b""))

@@ -6,10 +6,17 @@ text any test can read.
 
 Who may do what:
 
-- Listening on loopback (the default), anyone on this machine may watch; a seat needs the
-  access token the URL printed at start carries once (``/play/<player>?token=…``), which the
-  server turns into a cookie (HttpOnly, SameSite=Strict) and drops from the address bar.
-- Beyond loopback it serves only over TLS, and every page needs the token.
+- Every seat has an access token of its own (``/play/<player>?token=…``, printed at start for
+  that person only). On the first visit the server turns it into a cookie named for that seat
+  (``skat_seat_<player>``; HttpOnly, SameSite=Strict) whose path is that seat's alone
+  (``/play/<player>`` and ``/events/play/<player>``), and drops it from the address bar.
+  Every route under a seat (its page, its event stream, its moves, anything else there)
+  checks that seat's own token, in constant time: another seat's token or cookie, the
+  spectator's, or none is a 403. One seat's person cannot read another's hand or move for it.
+- Spectators: on loopback (the default) anyone on this machine may watch, as the public feed
+  allows. Beyond loopback it serves only over TLS, and every spectator page and feed needs the
+  spectator token (``spectator_url``), which opens no seat. The script and stylesheet
+  (``/static/``) are the package's own files, the same for everyone: they need no token.
 - Every request's ``Host`` must name this server (a page on another site cannot reach it by
   DNS rebinding), a move must carry ``X-Skat: 1`` (which a cross-site form cannot send), and
   every id in a path is checked as a subject token before it is used.
@@ -21,14 +28,17 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import re
 import secrets
 import ssl
 from collections.abc import Awaitable, Callable
+from http.cookies import SimpleCookie
 from importlib import resources
 from typing import Any, Final
 
 import msgspec
 from aiohttp import web
+from multidict import CIMultiDict
 
 from protocol.events import TableClosed
 from protocol.subjects import check_token
@@ -42,7 +52,14 @@ from .feed import Feeds, Mailbox, TournamentFeed
 from .seat import Seat, SeatRefused
 
 DEFAULT_PORT: Final = 8470
-COOKIE: Final = "skat_web"
+WATCH_COOKIE: Final = "skat_watch"
+"""The spectator token's cookie (beyond loopback): it opens the spectator pages, no seat."""
+SEAT_COOKIE: Final = "skat_seat_"
+"""A seat's cookie is this and the player's id: seat A's cookie is never read as seat B's."""
+SEAT_PREFIXES: Final = ("/play/", "/events/play/")
+"""Everything under these belongs to the seat named next in the path."""
+TOKEN_BYTES: Final = 32
+"""256 random bits per token."""
 HEARTBEAT: Final = 15.0
 """Seconds between keep-alive comments on an idle event stream (proxies close silent ones)."""
 LOBBY_EVERY: Final = 1.0
@@ -64,6 +81,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _local(path: str) -> str:
+    """``path`` as a redirect's target if it is one of ours (plain segments), else ``/``: never
+    ``//host`` or ``/\\host``, which a browser would take for another site."""
+    return path if re.fullmatch(r"(/[A-Za-z0-9_.-]+)*/?", path) and not path.startswith("//") else "/"
+
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -78,6 +101,7 @@ class WebServer:
         seats: dict[str, ConnectionSettings] | None = None,
         tls: ssl.SSLContext | None = None,
         names: tuple[str, ...] = (),
+        private: bool = False,
     ) -> None:
         if not is_loopback(host) and tls is None:
             raise ValueError("beyond loopback the page is served over TLS only: give a certificate")
@@ -85,10 +109,14 @@ class WebServer:
         self.host, self.port = host, port
         self.tls = tls
         self.names = names
-        self.private = not is_loopback(host)
-        """Every page needs the token (not only the seats)."""
-        self.token = secrets.token_urlsafe(24)
+        self.private = private or not is_loopback(host)
+        """Every spectator page needs the spectator token: always beyond loopback, on loopback
+        with ``private`` (where other local users must not watch)."""
+        self.spectator_token = secrets.token_urlsafe(TOKEN_BYTES)
         self.seats = {check_token("player", p): Seat(p, s) for p, s in (seats or {}).items()}
+        self.seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p in self.seats}
+        """Each seat's own token: it opens that seat and nothing else."""
+        self._nobody = secrets.token_urlsafe(TOKEN_BYTES)  # compared with for a seat that is not here
         self.feeds: Feeds | None = None
         self.mailboxes: set[Mailbox] = set()
         self.log = logs.get(command="web")
@@ -158,8 +186,14 @@ class WebServer:
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     def seat_url(self, player: str) -> str:
-        """The address that opens a seat: it carries the access token once (keep it to yourself)."""
-        return f"{self.url}/play/{player}?token={self.token}"
+        """The address that opens ``player``'s seat, with that seat's own token: for that person
+        only (it opens no other seat, and no other seat's address opens this one)."""
+        return f"{self.url}/play/{player}?token={self.seat_tokens[player]}"
+
+    @property
+    def spectator_url(self) -> str:
+        """The lobby's address; beyond loopback it carries the spectator token (which opens no seat)."""
+        return f"{self.url}/" + (f"?token={self.spectator_token}" if self.private else "")
 
     # --- guards ---------------------------------------------------------------------------
 
@@ -169,12 +203,7 @@ class WebServer:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.host not in self._hosts():
-            return web.Response(status=421, text="this server does not answer for that host name\n")
-        needs_token = self.private or request.path.startswith(("/play/", "/events/play/"))
-        if needs_token and not self._has_token(request):
-            return web.Response(status=403, text="open the address skat printed (it carries the access token)\n")
-        response = await handler(request)
+        response = self._refusal(request) or await handler(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault(
@@ -182,9 +211,67 @@ class WebServer:
         )
         return response
 
-    def _has_token(self, request: web.Request) -> bool:
-        given = request.cookies.get(COOKIE, "") or request.query.get("token", "")
-        return hmac.compare_digest(given.encode(), self.token.encode())
+    def _refusal(self, request: web.Request) -> web.StreamResponse | None:
+        """What answers a request instead of its handler (a refusal, or the redirect that moves
+        the spectator token into its cookie); None: the handler may."""
+        if request.host not in self._hosts():
+            return web.Response(status=421, text="this server does not answer for that host name\n")
+        seats = self._seats_of(request)
+        if seats:  # a seat's: its own token only, whatever the route (an unknown one too)
+            if all(self._opens_seat(request, player) for player in seats):
+                return None
+            return web.Response(status=403, text="open the address skat printed for this seat (it carries its token)\n")
+        if request.path.startswith("/static/"):
+            return None
+        if "token" in request.query and request.method == "GET" and not request.path.startswith("/events/"):
+            if self._matches(request.query["token"], self.spectator_token):  # once: into a cookie
+                return self._see_other(_local(request.path), [(WATCH_COOKIE, self.spectator_token, "/")])
+        if self.private and not self._opens_spectator(request):
+            return web.Response(status=403, text="open the address skat printed (it carries the access token)\n")
+        return None
+
+    @staticmethod
+    def _seats_of(request: web.Request) -> set[str]:
+        """The seats a request is for: the route's ``player``, and the path's next part after a
+        seat prefix (so that no route under a seat, nor an odd spelling of one, escapes the check)."""
+        seats = {request.match_info["player"]} if "player" in request.match_info else set()
+        for prefix in SEAT_PREFIXES:
+            if request.path.startswith(prefix):
+                seats.add(request.path[len(prefix) :].partition("/")[0])
+        return seats
+
+    @staticmethod
+    def _matches(given: str, token: str) -> bool:
+        return hmac.compare_digest(given.encode(), token.encode())
+
+    def _opens_seat(self, request: web.Request, player: str) -> bool:
+        """Whether the request carries ``player``'s own token (its cookie, or ``?token=``)."""
+        token = self.seat_tokens.get(player, self._nobody)
+        cookie = self._matches(request.cookies.get(SEAT_COOKIE + player, ""), token)
+        query = self._matches(request.query.get("token", ""), token)
+        return player in self.seat_tokens and (cookie or query)
+
+    def _opens_spectator(self, request: web.Request) -> bool:
+        cookie = self._matches(request.cookies.get(WATCH_COOKIE, ""), self.spectator_token)
+        query = self._matches(request.query.get("token", ""), self.spectator_token)
+        return cookie or query
+
+    def _see_other(self, location: str, cookies: list[tuple[str, str, str]]) -> web.Response:
+        """A redirect to ``location`` that sets each (name, value, path) cookie: HttpOnly,
+        SameSite=Strict, Secure over TLS. (One name may be set for two paths, which aiohttp's
+        ``set_cookie`` cannot: it keeps one cookie per name.)"""
+        headers = CIMultiDict({"Location": location})
+        for name, value, path in cookies:
+            jar: SimpleCookie = SimpleCookie()
+            jar[name] = value
+            morsel = jar[name]
+            morsel["path"] = path
+            morsel["httponly"] = True
+            morsel["samesite"] = "Strict"
+            if self.tls is not None:
+                morsel["secure"] = True
+            headers.add("Set-Cookie", morsel.OutputString())
+        return web.Response(status=303, headers=headers)
 
     @staticmethod
     def _id(request: web.Request, name: str, kind: str) -> str:
@@ -211,12 +298,12 @@ class WebServer:
         player = self._id(request, "player", "player")
         if player not in self.seats:
             raise web.HTTPNotFound(text=f"no seat for {player} here\n")
-        if "token" in request.query:  # once: into a cookie, and out of the address bar
-            response = web.HTTPSeeOther(f"/play/{player}")
-            response.set_cookie(
-                COOKIE, self.token, httponly=True, samesite="Strict", secure=self.tls is not None, path="/"
+        if "token" in request.query:  # once: into the seat's cookie, and out of the address bar
+            token = self.seat_tokens[player]
+            name = SEAT_COOKIE + player
+            return self._see_other(
+                f"/play/{player}", [(name, token, f"/play/{player}"), (name, token, f"/events/play/{player}")]
             )
-            raise response
         return web.Response(body=self._pages["table.html"], content_type="text/html", charset="utf-8")
 
     async def _replay(self, request: web.Request) -> web.StreamResponse:
@@ -311,7 +398,15 @@ class WebServer:
         tid = self._id(request, "tid", "tournament")
         assert self.feeds is not None
         feed = TournamentFeed(self.feeds, tid)
-        await feed.start()
+        try:
+            await feed.start()
+        except Exception as exc:  # the store away or slow: one line for the page, one in the log
+            await feed.stop()
+            self.log.warning("web_tournament_failed", tournament=tid, error=repr(exc)[:200])
+            raise web.HTTPServiceUnavailable(text="cannot read the tournaments now; try again\n") from None
+        if feed.state.config is None:  # no such tournament (or no tournament at all) in this store
+            await feed.stop()
+            raise web.HTTPNotFound(text=f"no tournament {tid} here\n")
         loop = asyncio.get_running_loop()
         refreshed = [loop.time()]
 
