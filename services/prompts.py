@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.js.api import KeyValueConfig
+from nats.js.api import KeyValueConfig, StreamConfig
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
@@ -29,7 +29,7 @@ from protocol.table import TableState
 from protocol.views import view
 from protocol.wire import ENCODINGS, Update, encode
 
-from .store import EventStore, patiently, replicas_setting
+from .store import EventStore, cluster_replicas, ensure_stream, patiently
 
 PREFERENCES: Final = "skat-players"
 """Key-value bucket: each player's own choice of encoding (key: player id)."""
@@ -50,10 +50,17 @@ class Prompter:
         self._warned = False
 
     async def open(self) -> None:
-        config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=replicas_setting())
+        """Open the bucket, creating it with the replicas of the cluster (``cluster_replicas``)
+        if it is missing. An existing bucket is opened as it is, its replicas raised if it has
+        fewer (``ensure_stream``): creating it again with another configuration would be
+        refused (a bucket made by another version, or while a node was down)."""
+        js = self.store.js
+        config = KeyValueConfig(bucket=PREFERENCES, history=1, replicas=cluster_replicas(self.nc))
+        stream = StreamConfig(name=f"KV_{PREFERENCES}", num_replicas=config.replicas)  # nats-py's name for it
+        await ensure_stream(js, stream, self.store.patience, create=lambda: js.create_key_value(config))
         # A cluster still electing its leaders answers 503 for a few seconds.
         self.preferences = await patiently(
-            lambda: self.store.js.create_key_value(config), self.store.patience, f"opening the {PREFERENCES} bucket"
+            lambda: js.key_value(PREFERENCES), self.store.patience, f"opening the {PREFERENCES} bucket"
         )
 
     async def save(self, player: str, fmt: str) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import secrets
 import time
@@ -172,17 +173,52 @@ class Stored(NamedTuple):
         return parse_time(self.stamp)
 
 
-def replicas_setting() -> int:
-    """How many copies of every stream the project creates (``SKAT_REPLICAS``, default 1):
-    3 on a 3-node cluster, so that the log survives the loss of a node."""
-    raw = os.environ.get("SKAT_REPLICAS", "1")
+DEFAULT_REPLICAS: Final = 3
+"""Replicas by default on a cluster of three or more: a majority of three copies survives the
+loss of any one node; five would cost every append two more copies (``SKAT_REPLICAS=5``)."""
+
+
+def replicas_setting() -> int | None:
+    """The operator's choice of replicas for every stream (``SKAT_REPLICAS``, 1-5), or None when
+    it is not set and the cluster decides (``cluster_replicas``)."""
+    raw = os.environ.get("SKAT_REPLICAS")
+    if raw is None:
+        return None
     if not raw.isdigit() or not 1 <= int(raw) <= 5:
         raise ValueError(f"SKAT_REPLICAS must be a number from 1 to 5, not {raw!r}")
     return int(raw)
 
 
+def cluster_replicas(nc: Client) -> int:
+    """How many copies of a stream or bucket to create on the servers ``nc`` is connected to:
+    ``SKAT_REPLICAS`` if set, else min(3, the cluster's size), 1 on a single server. Every
+    creator of a stream or bucket asks this one function, so that no stream of the project is
+    left with fewer copies than the others on the same cluster (a tournament's results were,
+    when only ``skat up`` had ``SKAT_REPLICAS`` in its environment).
+
+    The size is what the server told this client when it connected (its INFO, refreshed on
+    every reconnect): ``cluster`` names the cluster a server belongs to, and ``connect_urls``
+    lists the client URLs of every server of that cluster now routed to it, itself included,
+    however few of them the client was given. A node that is down right now does not count:
+    a stream with a replica on it could not be placed anyway, and ``ensure_stream`` raises the
+    replicas when a later start sees the whole cluster. A cluster that does not advertise its
+    servers (``no_advertise``) counts the servers the client was given."""
+    chosen = replicas_setting()
+    if chosen is not None:
+        return chosen
+    info = nc._server_info  # nats-py keeps the connect-time INFO only here
+    if not info.get("cluster"):
+        return 1
+    servers = len(set(info.get("connect_urls") or ()))
+    if not servers:  # no_advertise
+        servers = len({(url.hostname, url.port) for url in nc.servers})
+    return max(1, min(DEFAULT_REPLICAS, servers))
+
+
 def stream_config(max_bytes: int = DEFAULT_MAX_BYTES, replicas: int | None = None) -> StreamConfig:
-    replicas = replicas_setting() if replicas is None else replicas
+    """The ``SKAT`` stream's configuration; ``replicas`` from ``cluster_replicas`` (None:
+    ``SKAT_REPLICAS``, else 1, for a stream made without a connection at hand)."""
+    replicas = (replicas_setting() or 1) if replicas is None else replicas
     return StreamConfig(
         name=STREAM,
         subjects=[LOG_ALL],
@@ -233,11 +269,12 @@ class EventStore:
         self._read_no = 0
 
     async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        """Create the stream if it is missing (idempotent; an existing stream is kept as it is:
-        changing the replicas of a live log is an operator's decision, see docs/operations.md).
-        A stream from before atomic batches is allowed them (nats-server 2.12+); where the
-        server cannot, events are appended one at a time."""
-        config = await ensure_stream(self.js, stream_config(max_bytes), self.patience)
+        """Create the stream if it is missing, with the replicas the cluster warrants
+        (idempotent; an existing stream keeps its limits, and its replicas are only ever raised,
+        see ``ensure_stream`` and docs/operations.md). A stream from before atomic batches is
+        allowed them (nats-server 2.12+); where the server cannot, events are appended one at
+        a time."""
+        config = await ensure_stream(self.js, stream_config(max_bytes, cluster_replicas(self.nc)), self.patience)
         if self.atomic and not config.allow_atomic:
             try:
                 config.allow_atomic = True
@@ -488,28 +525,59 @@ class _Read:
 _encode_json = msgspec.json.Encoder().encode
 
 
-async def ensure_stream(js: JetStreamContext, config: StreamConfig, patience: float = 30.0) -> StreamConfig:
+async def ensure_stream(
+    js: JetStreamContext,
+    config: StreamConfig,
+    patience: float = 30.0,
+    create: Callable[[], Awaitable[object]] | None = None,
+) -> StreamConfig:
     """Create ``config``'s stream if it is missing, waiting out a cluster that is still
-    electing its leaders; an existing stream is kept, with a warning if its replicas differ.
-    Returns the stream's configuration as the server has it."""
+    electing its leaders; ``create`` makes it instead of ``js.add_stream(config)`` (a key-value
+    bucket's stream, which nats-py's ``create_key_value`` configures). Returns the stream's
+    configuration as the server has it.
+
+    An existing stream is kept as it is (an operator may have changed its limits), except that
+    fewer replicas than ``config`` asks for are raised to that many: a stream created before
+    its cluster grew, or by a version that gave it one copy where the rest had three, would
+    otherwise lose its data with a single node for ever. The server copies the stream to the
+    new peers while it stays available. A raise the cluster cannot place now (a node is down)
+    is a warning, tried again at the next start. Replicas are never lowered here: that drops
+    copies, an operator's decision (``nats stream edit --replicas``)."""
 
     async def attempt() -> StreamConfig:
         try:
             info = await js.stream_info(config.name or "")
         except nats.js.errors.NotFoundError:
             try:
-                return (await js.add_stream(config)).config
+                if create is None:
+                    return (await js.add_stream(config)).config
+                await create()
             except APIError as exc:  # another process created it in between
                 if exc.err_code != 10058:
                     raise
-                info = await js.stream_info(config.name or "")
-        if config.num_replicas and info.config.num_replicas != config.num_replicas:
-            logs.get(stream=config.name).warning(
-                "stream_replicas_differ", existing=info.config.num_replicas, wanted=config.num_replicas
-            )
-        return info.config
+            info = await js.stream_info(config.name or "")
+        return await _raise_replicas(js, info.config, config.num_replicas or 1)
 
     return await patiently(attempt, patience, f"checking stream {config.name}")
+
+
+async def _raise_replicas(js: JetStreamContext, existing: StreamConfig, wanted: int) -> StreamConfig:
+    """``existing`` with its replicas raised to ``wanted`` if it has fewer (see ``ensure_stream``)."""
+    have = existing.num_replicas or 1
+    log = logs.get(stream=existing.name)
+    if have > wanted:
+        log.info("stream_replicas_kept", existing=have, wanted=wanted)
+    if have >= wanted:
+        return existing
+    try:
+        updated = (await js.update_stream(dataclasses.replace(existing, num_replicas=wanted))).config
+    except APIError as exc:
+        if is_transient(exc):
+            raise
+        log.warning("stream_replicas_not_raised", existing=have, wanted=wanted, error=repr(exc))
+        return existing
+    log.info("stream_replicas_raised", was=have, now=wanted)
+    return updated
 
 
 def _full(exc: APIError) -> StoreFull | None:

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             type=int,
             default=None,
             metavar="N",
-            help="copies of every stream created (1-5; $SKAT_REPLICAS, default 1): 3 on a 3-node cluster",
+            help="copies of every stream created (1-5; $SKAT_REPLICAS; default: min(3, the cluster's size), 1 on one server)",
         )
     args = parser.parse_args(argv)
     if getattr(args, "replicas", None) is not None:
