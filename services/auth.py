@@ -13,16 +13,21 @@ to its own file, readable by the owner only: ``DIR/<player>.nk`` for a player,
 ``DIR/skat-services.nk`` for the services. An NKey login never sends the key, only a
 signature of the server's random nonce, so neither a log nor a man in the middle learns it.
 
-Accounts: the services (with JetStream) are in account ``SKAT``, the players in ``PLAYERS``,
-which carries the per-player caps nats-server offers in a static configuration (total
-connections of all players, subscriptions and payload per connection), so players flooding
-connections or subscriptions cannot lock the services out. The two accounts share exactly the
-player subjects, by stream exports and imports that keep each message's reply subject:
-commands and hellos go from PLAYERS to SKAT, views, the public feed and each player's own reply
-inbox (``_INBOX.<player>.>``) the other way. Per-player permissions still apply inside PLAYERS.
+Accounts: the services (with JetStream) are in account ``SKAT``, each player alone in its own
+account ``P_<player>`` with its own caps (connections, subscriptions and payload per
+connection: what nats-server offers in a static configuration, where no user can have caps of
+its own). So a player flooding connections or subscriptions uses up only its own allowance,
+never another player's nor the services'. The accounts share exactly each player's subjects, by
+stream exports and imports that keep each message's reply subject: ``P_<player>`` exports
+``skat.cmd.<player>.>`` and ``skat.hello.<player>`` to ``SKAT`` only; ``SKAT`` exports to that
+account only ``skat.view.<player>.>`` and ``_INBOX.<player>.>`` (the services' replies), and
+``skat.public.>`` to every player account. Another player's subjects do not exist in a player's
+account at all; its user's permissions apply inside it as well.
 
 ``DIR/skat-auth.json`` (no secrets) tells the tools where everything is: the listen address,
-whether TLS is on and the CA file, and each user's seed file (``load_auth``).
+whether TLS is on and the CA file, each user's seed file and each player's account
+(``load_auth``; a directory from before per-player accounts still loads, with a warning to run
+``skat auth`` again, which keeps every key).
 """
 
 from __future__ import annotations
@@ -42,14 +47,15 @@ from .connection import ConnectionSettings, read_credentials
 
 SERVICE_USER = "skat-services"
 SERVICES_ACCOUNT = "SKAT"
-PLAYERS_ACCOUNT = "PLAYERS"
+PLAYER_ACCOUNT_PREFIX = "P_"
+PUBLIC_FEED = "skat.public.>"
 META_FILE = "skat-auth.json"
 CONFIG_FILE = "nats-server.conf"
 DEFAULT_LISTEN = ("127.0.0.1", 4222)
 MAX_PAYLOAD = 64 * 1024
 """Server-wide message size cap: an event or a prompt is a few KiB at most."""
 PLAYER_CONNECTIONS = 4
-"""Connections per player in the PLAYERS account's total (a bot, a restart overlapping its
+"""Connections of one player at a time, in its own account (a bot, a restart overlapping its
 predecessor, a spare)."""
 PLAYER_SUBSCRIPTIONS = 100
 """Subscriptions per player connection: views, reply inbox and public feeds of a few tables."""
@@ -66,7 +72,7 @@ def player_permissions(player: str) -> dict[str, object]:
     check_token("player", player)
     return {
         "publish": {"allow": [f"skat.cmd.{player}.>", f"skat.hello.{player}"]},
-        "subscribe": {"allow": [f"skat.view.{player}.>", f"_INBOX.{player}.>", "skat.public.>"]},
+        "subscribe": {"allow": [f"skat.view.{player}.>", f"_INBOX.{player}.>", PUBLIC_FEED]},
     }
 
 
@@ -135,6 +141,12 @@ class PlayerLimits:
     max_payload: int = PLAYER_MAX_PAYLOAD
 
 
+def player_account(player: str) -> str:
+    """The account of ``player``'s user: ``P_<player>`` (a player id is a subject token, so the
+    name is one too, and the prefix keeps it clear of ``SKAT`` and nats-server's ``$G``/``$SYS``)."""
+    return f"{PLAYER_ACCOUNT_PREFIX}{check_token('player', player)}"
+
+
 def render_config(
     players: dict[str, str],
     service_key: str,
@@ -144,31 +156,35 @@ def render_config(
     limits: PlayerLimits = PlayerLimits(),
     max_file_store: str = "8G",
 ) -> str:
-    """The nats-server configuration text for ``players`` (name -> public NKey)."""
+    """The nats-server configuration text for ``players`` (name -> public NKey): the services'
+    account and one account per player, joined only by the player's own subjects."""
     names = sorted(players)
-    player_users = [{"nkey": players[name], "permissions": player_permissions(name)} for name in names]
-    inboxes = [f"_INBOX.{name}.>" for name in names]
-    to_players = ["skat.view.>", "skat.public.>", *inboxes]
-    to_services = ["skat.cmd.>", "skat.hello.>"]
-    services = {
-        "jetstream": "enabled",
-        "users": [{"nkey": service_key}],
-        "exports": [{"stream": s, "accounts": [PLAYERS_ACCOUNT]} for s in to_players],
-        "imports": [{"stream": {"account": PLAYERS_ACCOUNT, "subject": s}} for s in to_services],
-    }
-    players_account: dict[str, object] = {
-        "users": player_users,
-        "exports": [{"stream": s, "accounts": [SERVICES_ACCOUNT]} for s in to_services],
-        "imports": [{"stream": {"account": SERVICES_ACCOUNT, "subject": s}} for s in to_players],
-        "limits": {
-            "max_connections": max(1, limits.connections_per_player * len(names)),
-            "max_subscriptions": limits.subscriptions,
-            "max_payload": limits.max_payload,
-        },
-    }
+    accounts = {name: player_account(name) for name in names}
+    exports: list[object] = []
+    imports: list[object] = []
+    player_blocks: dict[str, dict[str, object]] = {}
+    if names:  # an export naming no account would be public: with no players there is none
+        exports.append({"stream": PUBLIC_FEED, "accounts": [accounts[n] for n in names]})
+    for name in names:
+        account = accounts[name]
+        to_player = [f"skat.view.{name}.>", f"_INBOX.{name}.>"]
+        to_services = [f"skat.cmd.{name}.>", f"skat.hello.{name}"]
+        exports += [{"stream": s, "accounts": [account]} for s in to_player]
+        imports += [{"stream": {"account": account, "subject": s}} for s in to_services]
+        player_blocks[account] = {
+            "users": [{"nkey": players[name], "permissions": player_permissions(name)}],
+            "exports": [{"stream": s, "accounts": [SERVICES_ACCOUNT]} for s in to_services],
+            "imports": [{"stream": {"account": SERVICES_ACCOUNT, "subject": s}} for s in [*to_player, PUBLIC_FEED]],
+            "limits": {
+                "max_connections": max(1, limits.connections_per_player),
+                "max_subscriptions": limits.subscriptions,
+                "max_payload": limits.max_payload,
+            },
+        }
+    services = {"jetstream": "enabled", "users": [{"nkey": service_key}], "exports": exports, "imports": imports}
     lines = [
-        "# Written by `skat auth`: one NKey user per player, limited to its own subjects.",
-        "# Players cannot read the log (skat.log.>) nor use JetStream's API ($JS.>).",
+        "# Written by `skat auth`: one NKey user per player, each in its own account, limited to",
+        "# its own subjects. Players cannot read the log (skat.log.>) nor use JetStream's API ($JS.>).",
         "# Public keys only: the seeds are in the <user>.nk files next to this one.",
         f"listen: {_conf_value(format_listen(*listen))}",
         f"max_payload: {MAX_PAYLOAD}",
@@ -188,13 +204,17 @@ def render_config(
         ]
     lines += [
         "accounts {",
-        "  # The services, with JetStream. Exports: what players receive; imports: what they send.",
+        "  # The services, with JetStream. Exports: what each player's account receives (its views",
+        "  # and reply inbox to it alone, the public feed to all); imports: what each one sends.",
         f"  {SERVICES_ACCOUNT}: {_indented(services)}",
-        "  # The players: per-player permissions, and caps (all players' connections together;",
-        "  # subscriptions and publish size per connection).",
-        f"  {PLAYERS_ACCOUNT}: {_indented(players_account)}",
-        "}",
     ]
+    if player_blocks:
+        lines += [
+            "  # One account per player: its permissions, and caps of its own (connections;",
+            "  # subscriptions and publish size per connection) that no other player can exhaust.",
+        ]
+    lines += [f"  {_conf_value(account)}: {_indented(block)}" for account, block in player_blocks.items()]
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
@@ -211,7 +231,7 @@ class AuthDir:
     seed_files: dict[str, str] = field(default_factory=dict)
     """user (players and ``skat-services``) -> seed file."""
     warnings: list[str] = field(default_factory=list)
-    """What ``write_auth`` wants the operator to know (not stored)."""
+    """What ``write_auth`` or ``load_auth`` wants the operator to know (not stored)."""
 
     @property
     def config(self) -> str:
@@ -269,7 +289,7 @@ def load_auth(out_dir: str | os.PathLike[str]) -> AuthDir:
     try:
         host, port = parse_listen(meta["listen"])
         seeds = {SERVICE_USER: meta["services"], **meta["players"]}
-        return AuthDir(
+        written = AuthDir(
             path=base,
             host=host,
             port=port,
@@ -280,6 +300,12 @@ def load_auth(out_dir: str | os.PathLike[str]) -> AuthDir:
         )
     except (KeyError, TypeError, AttributeError):
         raise AuthError(f"{meta_path}: not written by this version of skat auth") from None
+    if "player_accounts" not in meta:  # before one account per player: it still works as it did
+        written.warnings.append(
+            f"{base} puts all players in one account, so one player can use up the others' connections: "
+            f"run skat auth again with the same options (--out {out_dir}; the keys are kept), then reload or restart the server"
+        )
+    return written
 
 
 def _seed_for(path: Path, rotate: bool) -> bytes:
@@ -297,6 +323,17 @@ def _seed_for(path: Path, rotate: bool) -> bytes:
     seed = new_seed()
     write_private(path, seed + b"\n")
     return seed
+
+
+def _unwritable(out_dir: str | os.PathLike[str], exc: OSError) -> str:
+    """One line for a directory ``skat auth`` cannot write: which path, and the system's reason."""
+    out = os.fspath(out_dir)
+    reason = (exc.strerror or exc.__class__.__name__).lower()
+    if isinstance(exc, FileExistsError) and os.path.islink(out):
+        reason = f"it is a link to {os.readlink(out)}, which is not there"
+    filename = os.fsdecode(exc.filename) if exc.filename is not None else out
+    where = "there" if filename == out else filename
+    return f"--out {out}: cannot write {where}: {reason}"
 
 
 def write_auth(
@@ -339,51 +376,56 @@ def write_auth(
     if tls_cert and tls_key:
         warnings = check_given(tls_cert, tls_key, tls_ca)
 
-    out = Path(out_dir)
-    if not out.exists():
-        out.mkdir(parents=True)
-        os.chmod(out, 0o700)  # a directory of keys; an existing one keeps its mode
-    base = out.resolve()
-    keys: dict[str, str] = {}
-    files: dict[str, str] = {}
-    for user in [SERVICE_USER, *names]:
-        files[user] = f"{user}.nk"
-        keys[user] = public_key(_seed_for(base / files[user], rotate))
+    try:
+        out = Path(out_dir)
+        if not out.exists():
+            out.mkdir(parents=True)
+            os.chmod(out, 0o700)  # a directory of keys; an existing one keeps its mode
+        base = out.resolve()
+        keys: dict[str, str] = {}
+        files: dict[str, str] = {}
+        for user in [SERVICE_USER, *names]:
+            files[user] = f"{user}.nk"
+            keys[user] = public_key(_seed_for(base / files[user], rotate))
 
-    server_tls: TLSFiles | None = None
-    ca_file: str | None = None
-    if tls:
-        ca_cert, ca_key = ensure_ca(base / "ca.pem", base / "ca-key.pem")
-        issue_server_cert(ca_cert, ca_key, [host, *tls_names], base / "server-cert.pem", base / "server-key.pem")
-        server_tls = TLSFiles(str(base / "server-cert.pem"), str(base / "server-key.pem"))
-        ca_file = "ca.pem"
-    elif tls_cert and tls_key:
-        server_tls = TLSFiles(os.path.abspath(tls_cert), os.path.abspath(tls_key))
-        ca_file = os.path.abspath(tls_ca) if tls_ca else None
+        server_tls: TLSFiles | None = None
+        ca_file: str | None = None
+        if tls:
+            ca_cert, ca_key = ensure_ca(base / "ca.pem", base / "ca-key.pem")
+            issue_server_cert(ca_cert, ca_key, [host, *tls_names], base / "server-cert.pem", base / "server-key.pem")
+            server_tls = TLSFiles(str(base / "server-cert.pem"), str(base / "server-key.pem"))
+            ca_file = "ca.pem"
+        elif tls_cert and tls_key:
+            server_tls = TLSFiles(os.path.abspath(tls_cert), os.path.abspath(tls_key))
+            ca_file = os.path.abspath(tls_ca) if tls_ca else None
 
-    store = os.path.abspath(store_dir) if store_dir else str(base / "jetstream")
-    text = render_config(
-        {p: keys[p] for p in names},
-        keys[SERVICE_USER],
-        store,
-        (host, port),
-        server_tls,
-        limits,
-    )
-    write_private(base / CONFIG_FILE, text.encode())
-    meta = {
-        "listen": format_listen(host, port),
-        "tls": server_tls is not None,
-        "ca_file": ca_file,
-        "store_dir": store,
-        "services": files[SERVICE_USER],
-        "players": {p: files[p] for p in names},
-        "public_keys": keys,
-    }
-    (base / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-    stale = base / "credentials.json"  # passwords from an older skat auth: no longer valid, remove
-    if stale.exists():
-        stale.unlink()
+        store = os.path.abspath(store_dir) if store_dir else str(base / "jetstream")
+        text = render_config(
+            {p: keys[p] for p in names},
+            keys[SERVICE_USER],
+            store,
+            (host, port),
+            server_tls,
+            limits,
+        )
+        write_private(base / CONFIG_FILE, text.encode())
+        meta = {
+            "listen": format_listen(host, port),
+            "tls": server_tls is not None,
+            "ca_file": ca_file,
+            "store_dir": store,
+            "services": files[SERVICE_USER],
+            "players": {p: files[p] for p in names},
+            "player_accounts": {p: player_account(p) for p in names},
+            "public_keys": keys,
+        }
+        (base / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+        stale = base / "credentials.json"  # passwords from an older skat auth: no longer valid, remove
+        if stale.exists():
+            stale.unlink()
+    except OSError as exc:  # a file in the way, a read-only disk, a name too long, ...
+        raise AuthError(_unwritable(out_dir, exc)) from None
+
     written = load_auth(base)
     written.warnings = warnings
     return written

@@ -11,16 +11,18 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.commands import Pass
+from protocol.events import PlayerTimedOut
 from protocol.rules import Rules
 from protocol.subjects import command_subject
 from protocol.table import fold
 from protocol.wire import OpenTable, encode
-from services.auth import SERVICE_USER, AuthDir, write_auth
+from services.auth import PLAYER_CONNECTIONS, SERVICE_USER, AuthDir, write_auth
 from services.connection import open_connection
 from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
-from tests.bus import Stack, open_table, wait_closed, wait_ready
+from skatbus.sdk import connect_player
+from tests.bus import Stack, open_table, wait_closed, wait_events, wait_ready
 
 PLAYERS = ["ann", "bob", "cyd"]
 
@@ -178,3 +180,129 @@ async def test_with_only_her_own_key_mallory_writes_nothing_but_her_moves(secure
     assert {s.split(".")[2] for s in (info.state.subjects or {})} == {"mal"}
     assert any("bad_subject" in h for h in heard)
     await admin.close()
+
+
+class Relay:
+    """A TCP relay in front of the server: ``cut()`` drops the connections through it as a
+    network fault would, and the client reconnects (through the relay: its only server)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.links: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"nats://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def start(self) -> Relay:
+        self.server = await asyncio.start_server(self._link, "127.0.0.1", 0)
+        return self
+
+    async def _link(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.links += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except OSError:
+                pass
+            finally:
+                sink.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        for writer in self.links:
+            writer.transport.abort()
+        self.links.clear()
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        self.cut()
+
+
+async def _hold_every_connection(server: EmbeddedServer, auth: AuthDir, player: str) -> list[Client]:
+    """As many connections as the server lets ``player`` open: its whole allowance, and then
+    one more, which must be refused (tried without reconnecting: nats-py would retry a refused
+    first connect for as long as reconnects are allowed)."""
+    held: list[Client] = []
+    refused = ""
+    for _ in range(PLAYER_CONNECTIONS * len(PLAYERS) + 1):  # beyond what a shared account would allow
+        try:
+            held.append(
+                await open_connection(
+                    auth.settings(player, server.url), inbox_prefix=f"_INBOX.{player}", allow_reconnect=False,
+                    connect_timeout=5,
+                )
+            )  # fmt: skip
+        except Exception as exc:
+            refused = str(exc)
+            break
+    assert len(held) == PLAYER_CONNECTIONS, (len(held), refused)
+    assert "maximum account active connections" in refused, refused
+    return held
+
+
+class Sent:
+    """Counts the commands a player sent (``RemotePlayer``'s observer)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def prompted(self, table: str) -> None:
+        pass
+
+    def sent(self, table: str) -> None:
+        self.count += 1
+
+
+async def test_a_player_holding_all_her_connections_locks_nobody_else_out(secured: Secured) -> None:
+    """Ann holds every connection she may have (a bot gone wild, or on purpose). Bob still
+    connects, loses his connection mid-table and reconnects, and plays every move in time: the
+    connection allowance is each player's own, not one shared by all."""
+    server, auth, stack = secured
+    admin = await open_connection(stack.settings)
+    held = await _hold_every_connection(server, auth, "ann")
+    relay = await Relay(server.port).start()
+    ann = RemotePlayer(held[0], "ann", HashedBot("hog"))  # she plays her own seat on one of them
+    await ann.start()
+    bob_nc = await connect_player("bob", relay.url, auth.seed_file("bob"))  # says hello on each reconnect
+    bob_sent = Sent()
+    bob = RemotePlayer(bob_nc, "bob", HashedBot("hog"), observer=bob_sent, hello_on_reconnect=False)
+    await bob.start()
+    cyd_nc = await connect_player("cyd", server.url, auth.seed_file("cyd"))
+    cyd = RemotePlayer(cyd_nc, "cyd", HashedBot("hog"), hello_on_reconnect=False)
+    await cyd.start()
+    try:
+        for remote in (bob, cyd):
+            await remote.hello()
+        rules = Rules(rounds=1, turn_seconds=30)
+        assert (await open_table(admin, OpenTable(table="hog", players=PLAYERS, rules=rules, seed="hog"))).ok
+        await wait_events(admin, "hog", 8)  # dealt, and bidding under way
+        relay.cut()  # bob's line drops; ann still holds all hers
+        for _ in range(400):
+            if bob_nc.stats["reconnects"] >= 1 and bob_nc.is_connected:
+                break
+            await asyncio.sleep(0.05)
+        assert bob_nc.stats["reconnects"] >= 1 and bob_nc.is_connected
+        before = bob_sent.count
+        log = await wait_closed(admin, "hog", timeout=90)
+        assert bob_sent.count > before  # he played on after coming back
+        assert not [e for e in log if isinstance(e, PlayerTimedOut)], [e for e in log if isinstance(e, PlayerTimedOut)]
+        assert fold(log).closed
+        assert not bob.rejections and not cyd.rejections and not ann.rejections
+        # ... and through all that, ann never got a connection beyond her own allowance.
+        with pytest.raises(Exception, match="(?i)maximum account active connections"):
+            await open_connection(auth.settings("ann", server.url), inbox_prefix="_INBOX.ann", allow_reconnect=False)
+    finally:
+        for remote in (ann, bob, cyd):
+            await remote.stop()
+        for nc in (*held, bob_nc, cyd_nc, admin):
+            await nc.close()
+        await relay.close()

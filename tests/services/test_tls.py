@@ -15,7 +15,7 @@ import socket
 import ssl
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from protocol.events import PlayerTimedOut
 from protocol.rules import Rules
 from protocol.table import fold
 from protocol.wire import OpenTable
-from services.auth import SERVICE_USER, AuthDir, PlayerLimits, load_auth, new_seed, write_auth
+from services.auth import SERVICE_USER, AuthDir, AuthError, PlayerLimits, load_auth, new_seed, write_auth
 from services.connection import (
     ConnectionSettings,
     SettingsError,
@@ -264,6 +264,15 @@ async def test_services_reach_players_across_accounts(tmp_path: Path) -> None:
         else:
             pytest.fail("the services' subscription never became visible to ann's account")
         assert reply.data == b"seen skat.cmd.ann.t1"
+        await svc.subscribe("skat.hello.>", cb=answer)
+        await svc.flush()
+        for _ in range(30):  # the hello, too, goes out and its answer comes back
+            try:
+                reply = await ann.request("skat.hello.ann", b"", timeout=3)
+                break
+            except NoRespondersError:
+                await asyncio.sleep(0.1)
+        assert reply.data == b"seen skat.hello.ann"
         got: list[str] = []
 
         async def on_view(msg: Msg) -> None:
@@ -284,6 +293,70 @@ async def test_services_reach_players_across_accounts(tmp_path: Path) -> None:
         server.stop()
 
 
+async def test_the_accounts_alone_keep_players_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each player's account holds its own subjects only. With permissions that allow a player
+    everything (``>``), ann still hears nothing but her views, her inbox and the public feed,
+    and of what she publishes only her own commands and hello reach the services' account."""
+    import services.auth
+
+    everything = {"publish": {"allow": [">"]}, "subscribe": {"allow": [">"]}}
+    monkeypatch.setattr(services.auth, "player_permissions", lambda player: everything)
+    auth = _auth(tmp_path)
+    assert '"publish": {"allow": [">"]}' in Path(auth.config).read_text()
+    server = _server(auth)
+    svc = await open_connection(auth.settings(SERVICE_USER, server.url), no_echo=True)
+    ann = await open_connection(auth.settings("ann", server.url), inbox_prefix="_INBOX.ann", no_echo=True)
+    bob = await open_connection(auth.settings("bob", server.url), inbox_prefix="_INBOX.bob")
+    to_ann: list[str] = []
+    to_svc: list[tuple[str, bytes]] = []
+
+    async def on_ann(msg: Msg) -> None:
+        to_ann.append(msg.subject)
+
+    async def on_svc(msg: Msg) -> None:
+        if msg.subject.startswith("skat."):  # not JetStream's own traffic in the services' account
+            to_svc.append((msg.subject, msg.data))
+
+    async def until(done: Callable[[], object], send: Callable[[], Awaitable[None]]) -> None:
+        for _ in range(100):  # interest crosses the accounts a moment after a subscription lands
+            await send()
+            for _ in range(10):
+                if done():
+                    return
+                await asyncio.sleep(0.01)
+        pytest.fail("the accounts never joined")
+
+    try:
+        await ann.subscribe(">", cb=on_ann)
+        await svc.subscribe(">", cb=on_svc)
+        await ann.flush()
+        await svc.flush()
+        await until(lambda: to_ann, lambda: svc.publish("skat.view.ann.ready", b""))
+        await until(lambda: to_svc, lambda: ann.publish("skat.cmd.ann.ready", b"ann"))
+        to_ann.clear()
+        to_svc.clear()
+        await bob.publish("skat.cmd.bob.t1", b"bob")  # bob's own move: the services', not ann's
+        await bob.flush()
+        for subject in ("skat.cmd.bob.t1", "skat.hello.bob", "skat.log.t1.card_played.0", "skat.admin.open",
+                        "skat.view.bob.t1", "_INBOX.bob.x", "skat.cmd.ann.end"):  # fmt: skip
+            await ann.publish(subject, b"ann")
+        for subject in ("skat.view.bob.t1", "_INBOX.bob.x", "skat.log.t1.card_played.0", "skat.health.play",
+                        "skat.formats.bob", "skat.public.t1", "skat.view.ann.t1", "_INBOX.ann.end"):  # fmt: skip
+            await svc.publish(subject, b"svc")
+        await ann.flush()
+        await svc.flush()
+        for _ in range(200):  # each one's last message came: all before it did too, or never will
+            if "_INBOX.ann.end" in to_ann and ("skat.cmd.ann.end", b"ann") in to_svc:
+                break
+            await asyncio.sleep(0.02)
+        assert to_ann == ["skat.public.t1", "skat.view.ann.t1", "_INBOX.ann.end"]
+        assert sorted(to_svc) == [("skat.cmd.ann.end", b"ann"), ("skat.cmd.bob.t1", b"bob")]
+    finally:
+        for nc in (ann, bob, svc):
+            await nc.close()
+        server.stop()
+
+
 # --- files, formats, compatibility -------------------------------------------------------------------
 
 
@@ -294,12 +367,44 @@ def test_skat_auth_keeps_keys_and_the_ca_when_run_again(tmp_path: Path) -> None:
     again = write_auth(tmp_path / "auth", [*PLAYERS, "dan"], listen=(first.host, first.port), tls=True)
     assert {u: Path(again.seed_file(u)).read_bytes() for u in first.seed_files} == seeds
     assert Path(again.seed_file("dan")).stat().st_mode & 0o777 == 0o600
+    assert '"P_dan": {' in Path(again.config).read_text()  # the new player gets an account of its own
     assert Path(str(again.ca_file)).read_bytes() == ca
     assert (tmp_path / "auth" / "ca-key.pem").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "auth" / "server-key.pem").stat().st_mode & 0o777 == 0o600
     rotated = write_auth(tmp_path / "auth", PLAYERS, listen=(first.host, first.port), tls=True, rotate=True)
     assert Path(rotated.seed_file("ann")).read_bytes() != seeds["ann"]
     assert load_auth(tmp_path / "auth").players == PLAYERS
+
+
+def test_each_player_has_an_account_of_its_own(tmp_path: Path) -> None:
+    """The configuration: one account per player, its own connection cap, and in it nothing
+    that names another player; ``skat-auth.json`` says which account is whose."""
+    auth = _auth(tmp_path, limits=PlayerLimits(connections_per_player=3))
+    text = Path(auth.config).read_text()
+    blocks = re.findall(r'\n  "P_(\w+)": \{\n(.*?)\n  \}', text, re.S)
+    assert [name for name, _ in blocks] == PLAYERS
+    for name, block in blocks:
+        assert "max_connections: 3" in block
+        others = [p for p in PLAYERS if p != name]
+        assert not any(re.search(rf"\b{o}\b", block) for o in others), block
+    assert json.loads((tmp_path / "auth" / "skat-auth.json").read_text())["player_accounts"] == {
+        p: f"P_{p}" for p in PLAYERS
+    }
+    assert load_auth(tmp_path / "auth").warnings == []
+
+
+def test_a_directory_from_before_per_player_accounts_still_loads(tmp_path: Path) -> None:
+    """An older ``skat-auth.json`` (no ``player_accounts``) loads as it did, with a warning that
+    says to run ``skat auth`` again."""
+    auth = _auth(tmp_path)
+    meta_path = tmp_path / "auth" / "skat-auth.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["player_accounts"]
+    meta_path.write_text(json.dumps(meta))
+    old = load_auth(tmp_path / "auth")
+    assert old.players == PLAYERS and old.seed_files == auth.seed_files and old.port == auth.port
+    [warning] = old.warnings
+    assert "one account" in warning and "run skat auth again" in warning
 
 
 def test_credential_file_formats(tmp_path: Path) -> None:
@@ -444,6 +549,9 @@ async def test_settings_come_from_the_environment(tmp_path: Path, monkeypatch: p
             "missing.pem",
         ),
         (["auth", "--players", "ann,skat-services", "--out", "{tmp}/a"], "reserved"),
+        (["auth", "--players", "ann", "--out", "{tmp}/garbage.nk"], "cannot write"),  # a file, not a folder
+        (["auth", "--players", "ann", "--out", "{tmp}/garbage.nk/sub"], "not a directory"),
+        (["auth", "--players", "ann", "--out", "{tmp}/" + "x" * 300], "file name too long"),
         (["replay", "t1", "--nats", "nats://127.0.0.1:1", "--creds", "{tmp}/missing.nk"], "missing.nk"),
         (["tournament", "--nats", "nats://127.0.0.1:1", "--creds", "{tmp}/missing.nk"], "missing.nk"),
     ],
@@ -459,6 +567,30 @@ def test_input_mistakes_are_one_line_and_exit_2(
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and says in err, err
     assert "Traceback" not in err
+
+
+def test_skat_auth_says_in_one_line_where_it_cannot_write(tmp_path: Path) -> None:
+    """Whatever stops the writing (a file where the folder should be, a folder under a file, a
+    link to nowhere, a name too long, a folder it may not write: root may, so that case runs
+    only for others), ``write_auth`` says which ``--out`` and why, as ``AuthError``."""
+    (tmp_path / "file").write_text("not a folder\n")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "at-all")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    cases = {
+        tmp_path / "file": "not a directory",
+        tmp_path / "file" / "sub": "not a directory",
+        tmp_path / "dangling": "which is not there",
+        tmp_path / "loop" / "sub": "too many levels of symbolic links",
+        tmp_path / ("x" * 300): "file name too long",
+    }
+    if os.geteuid() != 0:
+        (tmp_path / "locked").mkdir(mode=0o500)
+        cases[tmp_path / "locked"] = "permission denied"
+    for out, reason in cases.items():
+        with pytest.raises(AuthError) as caught:
+            write_auth(out, ["ann"], listen=("127.0.0.1", free_port()))
+        said = str(caught.value)
+        assert said.startswith(f"--out {out}: cannot write") and reason in said and "\n" not in said, said
 
 
 def test_a_mistake_is_one_line_from_the_real_command_too(tmp_path: Path) -> None:
