@@ -83,7 +83,9 @@ def decide(state: TableState, seat: int, command: Command) -> list[Event] | Reje
     if state.paused:
         why = f" ({state.pause_reason})" if state.pause_reason else ""
         return Rejection(code="paused", reason=f"the table is paused{why}; you are prompted again when it resumes")
-    if state.withdrawn(seat) and state.defaulting != seat:
+    if state.defaulting == seat:
+        return Rejection(code="stale", reason="your turn timed out: the default action is being recorded")
+    if state.withdrawn(seat):
         return Rejection(
             code="withdrawn",
             reason=f"you were withdrawn from this table after {state.missed[seat]} turns in a row timed out",
@@ -168,19 +170,26 @@ def default_action(deal: Deal) -> Command:
 
 def timeout(state: TableState) -> list[Event] | None:
     """The events recording that the seat to move missed its deadline, or None if no one is due:
-    the time-out, the default action, and, when this made ``Rules.max_timeouts`` turns in a
-    row, the seat's withdrawal."""
+    the time-out; when this made ``Rules.max_timeouts`` turns in a row, the seat's withdrawal;
+    then the default action. Where the log already holds the time-out (its writer died halfway,
+    or the events are appended one at a time and the rest is still to come), only what is still
+    missing of it."""
     seat = state.to_move
     if seat is None:
         return None
-    assert state.deal is not None
-    action = default_action(state.deal)
-    timed_out = PlayerTimedOut(seat=seat)
-    after = state.copy()
-    after.apply(timed_out)  # the default action is decided as the seat's own after the time-out
-    events = decide(after, seat, action)
-    assert isinstance(events, list), events
+    deal = state.deal
+    assert deal is not None
+    events: list[Event] = []
+    missed = state.missed[seat]
+    if state.defaulting != seat:
+        events.append(PlayerTimedOut(seat=seat))
+        missed += 1
     limit = state.rules.max_timeouts
-    if limit and after.missed[seat] == limit:
-        return [timed_out, *events, SeatWithdrawn(seat=seat, missed=limit)]
-    return [timed_out, *events]
+    if limit and missed == limit and not state.announced[seat]:
+        events.append(SeatWithdrawn(seat=seat, missed=limit))
+    action = default_action(deal)
+    pos = state.pos_of[seat]
+    err = deal.check(pos, action)
+    assert not err, err
+    events.append(_event_for(deal, seat, pos, action))
+    return events

@@ -128,7 +128,7 @@ class TableState:
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
         "events", "deal_events", "unknown", "formats", "skipped", "missed", "defaulting",
-        "paused", "pause_reason",
+        "announced", "paused", "pause_reason",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -165,7 +165,12 @@ class TableState:
         does not reset it, any action of its own does). Only a full fold of the deals knows
         it: a state that skips deals must not skip them at tables with ``max_timeouts``."""
         self.defaulting = -1
-        """The seat whose default action follows its time-out (not an action of its own)."""
+        """The seat whose time-out was just recorded: the next events are its withdrawal (if
+        due) and its default action, which is not an action of its own. Until then it is that
+        seat's turn with no time left (``turn_seconds``), so whoever enforces the turn records
+        the rest even if the writer of the time-out died halfway (``decide.timeout``)."""
+        self.announced: list[bool] = []
+        """Per seat, whether its ``seat_withdrawn`` is in the log."""
         self.paused = False
         """Paused by the operator (``table_paused``): nobody is to move, nothing is due."""
         self.pause_reason = ""
@@ -196,8 +201,11 @@ class TableState:
         return bool(limit) and 0 <= seat < len(self.missed) and self.missed[seat] >= limit
 
     def turn_seconds(self, seat: int | None) -> float:
-        """How long ``seat`` has for its turn: the table's turn time, nothing if withdrawn."""
-        return 0.0 if seat is not None and self.withdrawn(seat) else self.rules.turn_seconds
+        """How long ``seat`` has for its turn: the table's turn time; nothing if withdrawn or if
+        its time-out is recorded but not yet its default action."""
+        if seat is not None and (self.defaulting == seat or self.withdrawn(seat)):
+            return 0.0
+        return self.rules.turn_seconds
 
     def legal_actions(self, seat: int) -> list[Command]:
         """The actions ``seat`` may take now (empty if it is not its turn)."""
@@ -218,6 +226,10 @@ class TableState:
         position = self.events
         handler = _APPLY.get(type(event))
         try:
+            if self.defaulting >= 0 and not _completes_time_out(event, self.defaulting):
+                raise LogError(
+                    position, f"{type(event).__name__} between seat {self.defaulting}'s time-out and its default action"
+                )
             if handler is None:
                 if isinstance(event, UnknownEvent):
                     self.unknown += 1
@@ -247,6 +259,7 @@ class TableState:
         self.sf_totals = [0] * self.n
         self.timeouts = [0] * self.n
         self.missed = [0] * self.n
+        self.announced = [False] * self.n
 
     def _dealt(self, e: DealDealt) -> None:
         # Not compared with due(): imported deals (ISS records) carry their own cards, no seed.
@@ -375,14 +388,21 @@ class TableState:
 
     def _withdrawn(self, e: SeatWithdrawn) -> None:
         limit = self.rules.max_timeouts
-        if not limit or not 0 <= e.seat < self.n or self.missed[e.seat] != limit or e.missed != limit:
+        if (
+            not limit
+            or e.seat != self.defaulting
+            or self.missed[e.seat] != limit
+            or e.missed != limit
+            or self.announced[e.seat]
+        ):
             raise LogError(
                 self.events,
                 f"seat {e.seat} withdrawn, but it has not just missed {limit or 'a limit of'} turns in a row",
             )
+        self.announced[e.seat] = True
 
     def _paused(self, e: TablePaused) -> None:
-        if self.closed or self.paused:
+        if self.closed or self.paused or self.defaulting >= 0:
             raise LogError(self.events, "only an open table that is not paused can be paused")
         self.paused, self.pause_reason = True, e.reason
 
@@ -429,6 +449,7 @@ class TableState:
         self.events = position + 1
         self.deal_events = []
         self.skipped += 1
+        self.paused, self.pause_reason, self.defaulting = False, "", -1  # a score follows neither
 
     def _record_score(self, e: DealScored) -> None:
         for seat, (s, sf) in enumerate(zip(e.result.scores, e.result.seeger_fabian)):
@@ -462,6 +483,7 @@ class TableState:
         new.sf_totals = list(self.sf_totals)
         new.timeouts = list(self.timeouts)
         new.missed = list(self.missed)
+        new.announced = list(self.announced)
         new.deal_events = list(self.deal_events)
         return new
 
@@ -491,6 +513,22 @@ _APPLY: Final[dict[type, Callable[[TableState, Any], None]]] = {
     TablePaused: TableState._paused,
     TableResumed: TableState._resumed,
 }
+
+
+_SEAT_ACTIONS: Final = (
+    BidMade, BidHeld, Passed, SkatTaken, Discarded, GameDeclared, KontraSaid, ReSaid, CardPlayed, CardsShown,
+    Resigned,
+)  # fmt: skip
+
+
+def _completes_time_out(event: Event | UnknownEvent, seat: int) -> bool:
+    """What may follow ``seat``'s time-out: its withdrawal, its default action (the fold checks
+    that it is legal), or, in a log of a version that recorded a time-out twice after a crash
+    halfway, another time-out of the same seat; and an event this version does not know."""
+    kind = type(event)
+    if kind is SeatWithdrawn or kind is PlayerTimedOut or kind in _SEAT_ACTIONS:
+        return getattr(event, "seat", -1) == seat
+    return kind is UnknownEvent  # skipped anywhere: a newer version's event says nothing here
 
 
 def _cards_mask(codes: Sequence[str]) -> int:

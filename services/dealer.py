@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 import msgspec
@@ -17,9 +18,10 @@ from .store import Conflict
 
 class Dealer(Service):
     name = "dealer"
-    triggers = ("deal_scored",)
+    triggers = ("deal_scored", "table_paused", "table_resumed")
     """What others write that the dealer must act on. Its own events (the table opened, a deal
-    dealt) it applied when it wrote them; a table it opened deals its first deal at once."""
+    dealt) it applied when it wrote them; a table it opened deals its first deal at once. A
+    pause or resumption another dealer instance wrote keeps this one's cache right."""
     skips_deals = True
     prompts = True
     """It prompts each deal's first bid, right after dealing it."""
@@ -104,9 +106,13 @@ class Dealer(Service):
         await self._reply(msg, reply, fmt, None)
 
     async def _pause(self, table: Table, request: PauseTable) -> Reply:
-        for _ in range(6):
+        await self.reread(table)  # a cache that jumped over deals may miss a pause or a resumption
+        for _ in range(40):
             await self.catch_up(table)
             state = table.state
+            if state.defaulting >= 0:  # a time-out half recorded: its enforcer completes it at once
+                await asyncio.sleep(0.05)
+                continue
             if not state.n:
                 return Reply(ok=False, code="no_table", reason=f"there is no table {request.table}")
             if state.closed:

@@ -410,10 +410,15 @@ class Service:
             if await backoff.wait():
                 continue  # a replica that lags shows nothing new yet: ask again before deciding
             self.log.warning("cache_ahead_of_log", table=table.id, last_seq=table.last_seq)
-            table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
-            table.written, table.last_kind = -1, None
-            await self.catch_up(table)
+            await self.reread(table)
             return
+
+    async def reread(self, table: Table) -> None:
+        """Rebuild the table from its whole log: for a decision that must not rest on a cache
+        that jumped over deals (``skip_to_scored``), or one ahead of the log."""
+        table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
+        table.written, table.last_kind = -1, None
+        await self.catch_up(table)
 
     async def append(self, table: Table, events: Iterable[Event]) -> None:
         """Append events in order after the cached state, together with the derived events
@@ -628,8 +633,8 @@ class Service:
         cache is not in the deal the trigger ends, a log from before partitions): the caller
         reads the tail as usual."""
         state = table.state
-        if table.broken or state.deal is None or state.scored or state.closed:
-            return False
+        if table.broken or state.deal is None or state.scored or state.closed or state.paused:
+            return False  # (a score never follows a pause: this cache missed the resumption)
         trigger = self.store.codec.decode(msg.data)
         seq, stored_at = ack_metadata(msg.reply)
         try:
@@ -712,6 +717,8 @@ class Service:
         state = table.state
         if not self.prompts or state.to_move is None or table.prompted == state.events or table.broken:
             return
+        if state.defaulting >= 0:
+            return  # a time-out half recorded: its default action follows at once, not an answer
         if recovering and not self.owns(table.id):
             return  # a table cached here that another instance owns (the writer's own prompt went out)
         if table.written != state.events - 1:
@@ -958,8 +965,11 @@ class Service:
     # --- deadlines ---------------------------------------------------------------------
 
     def deadline(self, table: Table) -> float:
-        """The seat to move's deadline as this instance enforces it (``Table.deadline``)."""
-        return table.deadline(self.heard_since.get(partition_of(table.id), 0.0))
+        """The seat to move's deadline (``Table.deadline``): as this instance enforces it if the
+        turn is in its phases, else as counted from the log alone (a prompt of another
+        service's turn never promises more time than the enforcing service gives)."""
+        since = self.heard_since.get(partition_of(table.id), 0.0) if self._owns_turn(table.state) else 0.0
+        return table.deadline(since)
 
     def _owns_turn(self, state: TableState) -> bool:
         deal = state.deal
@@ -1006,7 +1016,9 @@ class Service:
                 await self.catch_up(table)
                 state = table.state
                 if state.events == index and self._owns_turn(state) and time.time() < self.deadline(table):
-                    self._arm_deadline(table)  # the turn was given more time meanwhile
+                    self._arm_deadline(table)  # the turn was given more time meanwhile: say so
+                    if self.prompts:
+                        await self._send_prompt(table)
                     return
                 if state.events == index and self._owns_turn(state):
                     events = timeout(state)
@@ -1018,6 +1030,9 @@ class Service:
                 await self.settle(table)
                 await self.after_change(table, recovering=True)
             except Exception as exc:  # the store is slow, full or away: try again shortly
+                # Nobody's move could be stored meanwhile either: the turn counts from when the
+                # store answers again (``heard_since``), not from before the outage.
+                self.heard_since[partition_of(table.id)] = time.time()
                 self.log.warning("deadline_failed", table=table.id, error=repr(exc))
                 table.timer = asyncio.get_running_loop().call_later(
                     1.0, lambda: self._spawn(self._expire(table, index))

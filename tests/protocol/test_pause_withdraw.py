@@ -60,7 +60,8 @@ def test_a_seat_is_withdrawn_after_max_timeouts_in_a_row_and_then_refused() -> N
     while state.to_move != first:  # the others miss their turns too, once each
         _time_out(state)
     events = _time_out(state)
-    assert isinstance(events[0], PlayerTimedOut) and events[-1] == SeatWithdrawn(seat=first, missed=2)
+    assert isinstance(events[0], PlayerTimedOut) and events[1] == SeatWithdrawn(seat=first, missed=2)
+    assert len(events) == 3  # the default action last
     assert state.withdrawn(first) and state.turn_seconds(first) == 0.0
     assert state.turn_seconds(None) == state.rules.turn_seconds
 
@@ -100,3 +101,29 @@ def test_old_rules_decode_without_the_new_field() -> None:
     assert rules.max_timeouts == 0
     with pytest.raises(ValueError):
         Rules(max_timeouts=-1)
+
+
+def test_a_time_out_recorded_halfway_is_completed_by_whoever_enforces_the_turn() -> None:
+    """Events are appended one at a time: a writer may die after the time-out. The seat then
+    has no time left, its own commands are refused, nothing else may come in between, and
+    ``timeout`` gives only what is missing (the withdrawal, the default action)."""
+    state = _opened(Rules(rounds=1, max_timeouts=1))
+    seat = state.to_move
+    assert seat is not None
+    full = timeout(state)
+    assert full is not None and [type(e) for e in full][:2] == [PlayerTimedOut, SeatWithdrawn]
+    state.apply(full[0])  # only the time-out landed
+    assert state.turn_seconds(seat) == 0.0 and state.to_move == seat
+    refused = decide(state, seat, state.legal_actions(seat)[0])
+    assert isinstance(refused, Rejection) and refused.code == "stale"
+    with pytest.raises(LogError):
+        state.copy().apply(TablePaused())
+    assert timeout(state) == full[1:]
+    state.apply(full[1])  # and the withdrawal
+    assert timeout(state) == full[2:]
+    with pytest.raises(LogError):
+        state.copy().apply(TablePaused())
+    state.apply(full[2])
+    assert state.defaulting == -1 and state.withdrawn(seat)
+    refused = decide(state, seat, Pass())
+    assert isinstance(refused, Rejection) and refused.code in ("withdrawn", "out_of_turn")
