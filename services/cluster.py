@@ -13,7 +13,10 @@ command-line flags, because the cluster block (name, listen address, routes) and
 counterpart is ``deploy/cluster/``. Ports are chosen free on loopback; they stay fixed for the
 cluster's lifetime so a restarted node is found again by its peers and by clients.
 
-Processes are tracked and stopped by PID only (SIGTERM, then SIGKILL), never by name.
+Processes are tracked and stopped by PID only (SIGTERM, then SIGKILL), never by name. Each node
+locks its store directory for the cluster's lifetime (``services.natsserver.StoreLock``: a second
+cluster, or a single server, on the same store is refused) and dies with the process that started
+it, however that dies (``services.children.popen``).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from .natsserver import binary_path, free_port
+from .children import popen
+from .natsserver import StoreLock, binary_path, free_port
 
 T = TypeVar("T")
 
@@ -71,6 +75,9 @@ class Node:
     config_path: str
     log_path: str
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    lock: StoreLock | None = field(default=None, repr=False)
+    """Held from the node's first start until the cluster's ``stop()``: across a ``kill`` and
+    ``restart`` the store stays this cluster's."""
 
     @property
     def url(self) -> str:
@@ -103,8 +110,9 @@ class LocalCluster:
     """
 
     def __init__(self, size: int = 3, store_root: str | None = None, cluster_name: str = "skatbus") -> None:
-        if size < 1:
-            raise ValueError("a cluster needs at least one node")
+        if size < 2:
+            # One node with a cluster block and no routes: nats-server refuses to start JetStream.
+            raise ValueError("a JetStream cluster needs at least 2 nodes (one server: EmbeddedServer)")
         self.size = size
         self.cluster_name = cluster_name
         # Configuration files and logs: always ours, always removed on stop().
@@ -193,9 +201,13 @@ class LocalCluster:
         Listening is not enough: until the nodes have elected a meta leader, JetStream's API
         fails (and so would the services' stream creation). Waiting here means a caller can
         create a replicated stream right after ``start()``. On failure nothing is left running.
+        Every node's store is locked before any node starts: a store in use (``StoreInUse``)
+        or not a directory (``StoreUnusable``) starts nothing.
         """
         deadline = time.monotonic() + timeout
         try:
+            for node in self.nodes.values():
+                self._lock(node)
             for node in self.nodes.values():
                 if not node.running:
                     self._spawn(node)
@@ -226,6 +238,9 @@ class LocalCluster:
                 node.proc.send_signal(signal.SIGTERM)
         for node in self.nodes.values():
             self._reap(node, grace=10.0)
+            if node.lock is not None:
+                node.lock.release()
+                node.lock = None
         _LIVE.discard(self)
         if self._own_store:
             shutil.rmtree(self.store_root, ignore_errors=True)
@@ -255,6 +270,7 @@ class LocalCluster:
         if node.running:
             self.terminate(name)
         deadline = time.monotonic() + timeout
+        self._lock(node)
         self._spawn(node)
         self._wait_listening(node, deadline)
         _run_in_thread(lambda: _wait_jetstream([node.url], deadline))
@@ -322,16 +338,25 @@ class LocalCluster:
         Path(self.config_dir).mkdir(parents=True, exist_ok=True)
         Path(node.config_path).write_text(self.render_config(node.name), encoding="utf-8")
 
+    @staticmethod
+    def _lock(node: Node) -> None:
+        """Take the node's store lock (creating the store) unless this cluster holds it."""
+        if node.lock is None:
+            node.lock = StoreLock.acquire(node.store_dir)
+
     def _spawn(self, node: Node) -> None:
         _LIVE.add(self)
         if not os.path.exists(node.config_path):  # started again after stop()
             self._write_config(node)
-        Path(node.store_dir).mkdir(parents=True, exist_ok=True)
-        node.proc = subprocess.Popen(
+        self._lock(node)
+        assert node.lock is not None
+        node.proc = popen(
             [binary_path(), "-c", node.config_path],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            pass_fds=(node.lock.fd,),  # the lock lasts as long as this process or the node
         )
+        node.lock.record(node.proc.pid)
 
     def _wait_listening(self, node: Node, deadline: float) -> None:
         while True:

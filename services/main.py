@@ -17,6 +17,7 @@ import nats.errors
 
 from . import logs
 from .bidding import Bidding
+from .children import PARENT_PID_ENV, parent_gone, popen, watched_parent
 from .cluster import LocalCluster
 from .connection import ConnectionSettings, Unreachable, connect, connect_patience, open_connection
 from .dealer import Dealer
@@ -36,8 +37,15 @@ SERVICES: Final[dict[str, type[Service]]] = {
 DEFAULT_URL_ENV: Final = "SKAT_NATS_URL"
 
 
+PARENT_CHECK_SECONDS: Final = 1.0
+"""How often a service started by ``spawn_services`` checks that its parent still runs."""
+
+
 async def run_service(name: str, url: str | ConnectionSettings, instance: str = "") -> None:
-    """Run one service until SIGINT/SIGTERM."""
+    """Run one service until SIGINT/SIGTERM, or until the process that started it (named in
+    ``$SKAT_PARENT_PID`` by ``spawn_services``) is gone: the fallback to the parent-death
+    signal (``services.children``), e.g. where there is none. Until it has started, a signal
+    ends the process at once (the default action): there is nothing to hand over yet."""
     nc = await connect(url, f"skat-{name}")
     service = SERVICES[name](nc, instance=instance or str(os.getpid()))
     await service.start()
@@ -45,9 +53,23 @@ async def run_service(name: str, url: str | ConnectionSettings, instance: str = 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    watch = asyncio.ensure_future(_watch_parent(watched_parent(), stop))
     await stop.wait()
+    watch.cancel()
     await service.stop()
     await nc.close()  # subscriptions are gone already; a drain would wait on the pull consumer
+
+
+async def _watch_parent(parent: int | None, stop: asyncio.Event) -> None:
+    """Set ``stop`` once this process was re-parented (its parent died)."""
+    if parent is None:
+        return
+    while not stop.is_set():
+        if parent_gone(parent):
+            logs.get(command="service").warning("parent_gone", parent=parent)
+            stop.set()
+            return
+        await asyncio.sleep(PARENT_CHECK_SECONDS)
 
 
 def service_main(name: str, url: str | ConnectionSettings) -> int:
@@ -91,9 +113,11 @@ def service_env(target: str | ConnectionSettings, env: dict[str, str] | None = N
 def spawn_services(
     target: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), env: dict[str, str] | None = None
 ) -> list[subprocess.Popen[bytes]]:
-    """Start each service as its own process, connected as ``target`` says (see ``service_env``)."""
-    child_env = service_env(target, env)
-    return [subprocess.Popen([sys.executable, "-m", "services", name], env=child_env) for name in names]
+    """Start each service as its own process, connected as ``target`` says (see ``service_env``).
+    Each dies with this process, however it dies: SIGTERM from the kernel (``children.popen``),
+    and its own check of ``$SKAT_PARENT_PID`` where the kernel has no such signal."""
+    child_env = {**service_env(target, env), PARENT_PID_ENV: str(os.getpid())}
+    return [popen([sys.executable, "-m", "services", name], env=child_env) for name in names]
 
 
 def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
@@ -138,7 +162,10 @@ class LocalStack:
     With ``auth_dir`` (written by ``skat auth``) the server runs that configuration, as
     ``skat up --auth`` does, and ``settings`` are the services user's. Starting and stopping
     wait on processes, so they run in a thread: a signal handler on the event loop still
-    runs meanwhile, and a start interrupted half-way is still stopped completely."""
+    runs meanwhile, and a start interrupted half-way is still stopped completely. (The server
+    is forked from the process-long spawner thread, not that worker thread, so that its
+    parent-death signal fires only when this process dies: ``services.children``.) A store
+    another server uses is refused (``StoreInUse``, one line) before anything starts."""
 
     def __init__(self, store_dir: str | None = None, auth_dir: str | None = None) -> None:
         self.auth = None
@@ -192,9 +219,16 @@ def up(
     auth_dir: str | None = None,
     cluster: int = 0,
     companions: Callable[[ConnectionSettings], list[subprocess.Popen[bytes]]] | None = None,
+    port: int | None = None,
 ) -> int:
-    """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C
-    or SIGTERM. Returns non-zero if a service or the server died on its own.
+    """Start a nats-server (unless ``url`` names one) and the five services; stop all on Ctrl-C,
+    SIGTERM or SIGHUP (a closed terminal). Returns non-zero if a service or the server died on
+    its own.
+
+    ``port``: where the server listens (default: a free port), so that a restart comes back on
+    the same address and clients reconnect. A store in use by another server, a store that is
+    not a directory, or a port that is taken raise ``StartRefused`` (one line) before anything
+    runs. Every child dies with this process, however it dies (``services.children``).
 
     With ``auth_dir`` (written by ``skat auth``) the server runs its configuration, on its
     listen address and with its TLS, so every player is held to its own subjects, and the
@@ -218,8 +252,10 @@ def up(
     procs: list[subprocess.Popen[bytes]] = []
     extras: list[subprocess.Popen[bytes]] = []
     # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then leaves it so.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, _interrupt)
+    # SIGHUP: a closed terminal stops the stack like Ctrl-C (the children, in process groups of
+    # their own, do not get it: nats-server would take it for "reload the configuration").
+    stopping = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    previous = {sig: signal.signal(sig, _interrupt) for sig in stopping}
     code = 0
     try:
         if cluster:
@@ -244,7 +280,7 @@ def up(
                     store_dir=auth.store_dir, config=auth.config, host=auth.host, port=auth.port, tls=auth.tls
                 )
             else:
-                server = EmbeddedServer(store_dir=store_dir)
+                server = EmbeddedServer(store_dir=store_dir, port=port)
             server.start()
             settings = auth.settings(SERVICE_USER, server.url) if auth else ConnectionSettings((server.url,))
             log.info(
@@ -281,11 +317,17 @@ def up(
     except KeyboardInterrupt:
         pass
     finally:
+        # A second signal must not cut the stopping short (a server left on the store): each
+        # step below is bounded (SIGKILL after a grace period) anyway.
+        for sig in stopping:
+            signal.signal(sig, signal.SIG_IGN)
         stop_processes(extras + procs)
         if server is not None:
             server.stop()  # removes the store only if it is a temporary one the server made
         if nodes is not None:
             nodes.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
     return code
 
 

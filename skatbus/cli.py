@@ -30,10 +30,11 @@ def _web_companion(listen: str) -> Callable[[Any], list[subprocess.Popen[bytes]]
     connected as the services are (their environment names the credential files)."""
 
     def start(settings: Any) -> list[subprocess.Popen[bytes]]:
+        from services.children import popen
         from services.main import service_env
 
         cmd = [sys.executable, "-m", "skatbus.cli", "web", "--listen", listen]
-        return [subprocess.Popen(cmd, env=service_env(settings))]
+        return [popen(cmd, env=service_env(settings))]  # dies with skat up, however that dies
 
     return start
 
@@ -62,6 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     upp = sub.add_parser("up", help="start a nats-server (unless --nats), all five services and the live page")
     add_connection_arguments(upp, "use this server (or list) instead of starting one (or $SKAT_NATS_URL)")
     upp.add_argument("--store", default=None, help="JetStream data directory (default: a temporary one)")
+    upp.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="the port the server listens on, on 127.0.0.1 (default: a free one): a restart comes back on the "
+        "same address; not with --nats, --auth or --cluster",
+    )
     upp.add_argument(
         "--web",
         default="127.0.0.1:8470",
@@ -175,12 +184,13 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
     from services.auth import AuthError
     from services.certs import CertError
     from services.connection import SettingsError, Unreachable
+    from services.natsserver import StartRefused
 
     from .errors import UsageError
 
     try:
         return command()
-    except (UsageError, SettingsError, AuthError, CertError) as exc:
+    except (UsageError, SettingsError, AuthError, CertError, StartRefused) as exc:
         return _say(args, str(exc), 2)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         reason = (exc.strerror or exc.__class__.__name__).lower()
@@ -233,14 +243,38 @@ def _dispatch(
         from services.connection import from_args
         from services.main import up
 
+        from .errors import UsageError
+
         if args.auth and (args.nats or args.creds or args.tls_ca):
-            parser.error("--auth configures the server skat up starts; with --nats, configure that server yourself")
+            raise UsageError("--auth configures the server skat up starts; with --nats, configure that server yourself")
         if args.auth and args.store:
-            parser.error("with --auth the store is the one `skat auth --store` wrote into the configuration")
+            raise UsageError("with --auth the store is the one `skat auth --store` wrote into the configuration")
         if args.cluster and (args.auth or args.nats):
-            parser.error("--cluster starts its own servers: it goes with neither --auth nor --nats")
-        if args.cluster and not 1 <= args.cluster <= 5:
-            parser.error("--cluster takes 1 to 5 nodes")
+            raise UsageError("--cluster starts its own servers: it goes with neither --auth nor --nats")
+        if args.cluster and not 2 <= args.cluster <= 5:
+            raise UsageError(
+                f"--cluster takes 2 to 5 nodes, not {args.cluster} (one server: leave out --cluster)"
+                if args.cluster == 1
+                else f"--cluster takes 2 to 5 nodes, not {args.cluster}"
+            )
+        if args.port is not None:
+            if args.nats:
+                raise UsageError("--port is where the server skat up starts listens; with --nats it starts none")
+            if args.auth:
+                raise UsageError("with --auth the server listens where `skat auth --listen/--port` wrote")
+            if args.cluster:
+                raise UsageError("--port goes with one server; the nodes of a --cluster listen on free ports")
+            if not 1 <= args.port <= 65535:
+                raise UsageError(f"--port must be from 1 to 65535, not {args.port}")
+        if args.store:  # a file, or a path that cannot be made: one line before anything starts
+            from services.natsserver import StoreUnusable
+
+            try:
+                os.makedirs(args.store, exist_ok=True)
+            except FileExistsError:
+                raise StoreUnusable(f"--store {args.store}: not a directory") from None
+            except OSError as exc:
+                raise StoreUnusable(f"--store {args.store}: {(exc.strerror or str(exc)).lower()}") from None
         if args.connect_timeout is not None:  # how long the server check waits
             os.environ["SKAT_CONNECT_TIMEOUT"] = str(args.connect_timeout)
         page = _web_companion(args.web) if args.web else None
@@ -251,7 +285,10 @@ def _dispatch(
 
             load_auth(args.auth).settings()  # a missing or broken directory: one line, before anything starts
             return up(None, None, args.auth, companions=page)
-        return up(from_args(args, default=None), args.store, None, companions=page)
+        settings = from_args(args, default=None)
+        if settings is not None and args.port is not None:  # the server came from $SKAT_NATS_URL
+            raise UsageError("--port is where the server skat up starts listens; with $SKAT_NATS_URL it starts none")
+        return up(settings, args.store, None, companions=page, port=args.port)
     if args.command == "bot":
         return _bot(args)
     if args.command == "auth":

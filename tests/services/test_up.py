@@ -426,3 +426,85 @@ async def test_up_with_a_tls_auth_config(start_up: Any, tmp_path: Path) -> None:
     await _play_with_own_keys(url, tmp_path / "auth")
     await assert_stops_cleanly(up)
     _assert_no_secret_shown(up, _secrets(tmp_path / "auth"))
+
+
+# --- starting and stopping: a port that stays, a closed terminal, mistakes ----------------
+
+
+async def test_up_with_port_comes_back_on_the_same_port(start_up: Any) -> None:
+    """`--port`: a restart is found at the same address (a client or a tournament going through
+    it reconnects instead of losing its server)."""
+    from services.natsserver import free_port
+
+    port = free_port()
+    for _ in range(2):
+        up: Up = await start_up("--port", str(port))
+        assert await up.ready() == f"nats://127.0.0.1:{port}"
+        await assert_stops_cleanly(up)
+
+
+async def test_a_closed_terminal_stops_everything(start_up: Any, tmp_path: Path) -> None:
+    """Closing the terminal sends SIGHUP to its foreground process group. `skat up` stops the
+    stack as on Ctrl-C; its children, in process groups of their own, must not get it (to
+    nats-server SIGHUP means "reload the configuration": it would stay, on the store)."""
+    log = tmp_path / "hup.log"
+    with log.open("wb") as err:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "skatbus.cli", "up", "--no-web",
+            stdout=asyncio.subprocess.PIPE, stderr=err, env={**os.environ, "SKAT_LOG_LEVEL": "info"},
+            start_new_session=True,  # its own process group, as a shell's job on a terminal
+        )  # fmt: skip
+    up = Up(proc, log)
+    try:
+        await up.ready()
+        assert len(up.children) == 6 and len(up.nats_servers()) == 1
+        assert all(os.getpgid(c.pid) != proc.pid for c in up.children), "a child in the terminal's group"
+        await up.all_started()
+        os.killpg(proc.pid, signal.SIGHUP)
+        await asyncio.wait_for(proc.wait(), 20)
+        assert proc.returncode == 0
+        assert up.leftovers() == [], "children still running after SIGHUP"
+        stopped = [line["service"] for line in up.log() if line.get("event") == "service_stopped"]
+        assert sorted(stopped) == sorted(SERVICES), f"every service should stop on its own (log: {log})"
+    finally:
+        await up.shutdown()
+
+
+def _one_line_exit_2(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "skatbus.cli", "up", "--no-web", *args], capture_output=True, text=True, timeout=60
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    return lines[0]
+
+
+def test_up_on_a_taken_port_is_one_line() -> None:
+    """Not "up" on somebody else's server, nor a retry for ever: one line, exit code 2."""
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        line = _one_line_exit_2("--port", str(port))
+    assert line == f"skat up: cannot listen on 127.0.0.1:{port}: the port is in use by another process"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--cluster", "1"), "--cluster takes 2 to 5 nodes, not 1"),
+        (("--cluster", "9"), "--cluster takes 2 to 5 nodes, not 9"),
+        (("--store", "{file}"), "--store {file}: not a directory"),
+        (("--store", "{file}/js"), "--store {file}/js: not a directory"),
+        (("--port", "70000"), "--port must be from 1 to 65535"),
+        (("--port", "4222", "--cluster", "3"), "--port goes with one server"),
+    ],
+)
+def test_up_mistakes_are_one_line(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    file = tmp_path / "a-file"
+    file.write_text("not a store")
+    line = _one_line_exit_2(*(a.format(file=file) for a in args))
+    assert line.startswith(f"skat up: {says.format(file=file)}"), line
