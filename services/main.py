@@ -173,6 +173,8 @@ class LocalStack:
             from .auth import load_auth
 
             self.auth = load_auth(auth_dir)
+            for warning in self.auth.warnings:
+                print(f"warning: {warning}", file=sys.stderr, flush=True)
             a = self.auth
             self.server = EmbeddedServer(store_dir=a.store_dir, config=a.config, host=a.host, port=a.port, tls=a.tls)
         else:
@@ -275,6 +277,8 @@ def up(
                 from .auth import SERVICE_USER, load_auth
 
                 auth = load_auth(auth_dir)
+                for warning in auth.warnings:  # e.g. a directory written by an older skat auth
+                    print(f"skat up: warning: {warning}", file=sys.stderr, flush=True)
                 # Assigned before start, so that Ctrl-C during the start still stops it.
                 server = EmbeddedServer(
                     store_dir=auth.store_dir, config=auth.config, host=auth.host, port=auth.port, tls=auth.tls
