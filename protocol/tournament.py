@@ -8,6 +8,11 @@ log: tables without ``TableFinished`` are continued or opened, none is played tw
 Duplicate mode plays every set of deals once per seat rotation: the rotated tables share one
 table seed, so they get the same deals (``dealing.deal_seed``) and every entrant holds every
 hand once. Luck in the cards then cancels out, as in duplicate bridge.
+
+Forfeits: a seat withdrawn for missing ``Rules.max_timeouts`` turns in a row (``seat_withdrawn``)
+forfeits the tournament. Its entrant keeps the points its seats scored, but ranks below every
+entrant that finished: a dead bot's Seeger-Fabian points (the non-declarers' share when
+declarers lose) say nothing about it, and must not carry it up the standings.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from .events import (
     BidHeld,
     BidMade,
     CardPlayed,
+    DealDealt,
     DealScored,
     Discarded,
     Event,
@@ -32,6 +38,7 @@ from .events import (
     PlayerTimedOut,
     ReSaid,
     Resigned,
+    SeatWithdrawn,
     SkatTaken,
     TableOpened,
 )
@@ -154,12 +161,16 @@ def turn_of(previous: Event | None, event: Event) -> tuple[int, bool] | None:
     ``(seat, False)`` for a missed deadline; None for events that are no one's move.
 
     A time-out is logged as ``PlayerTimedOut`` followed by the default move's events, so a
-    move right after its own seat's time-out is the default, not an answer."""
+    move right after its own seat's time-out is the default, not an answer. A withdrawal
+    (``SeatWithdrawn``) comes between the time-out and that default move and is no one's
+    turn (logs written while it came after the default move read the same); every later turn
+    of the withdrawn seat is again a ``PlayerTimedOut`` and its default move, so it counts as
+    a time-out too."""
     if isinstance(event, PlayerTimedOut):
         return event.seat, False
     if isinstance(event, _ANSWERS):
-        if isinstance(previous, PlayerTimedOut) and previous.seat == event.seat:
-            return None
+        if isinstance(previous, (PlayerTimedOut, SeatWithdrawn)) and previous.seat == event.seat:
+            return None  # the default move after the seat's time-out (and withdrawal)
         return event.seat, True
     return None
 
@@ -208,6 +219,37 @@ class Standing(msgspec.Struct, kw_only=True):
     """Turns the player missed (the default move was played for it)."""
     answered: int = 0
     """Turns the player answered in time: 0 with time-outs means it never took part."""
+    forfeit: bool = False
+    """Withdrawn at some table (``seat_withdrawn``): ranked below every entrant that finished."""
+
+
+class Forfeit(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``seat_withdrawn``: who, at which table, in which deal, after how many missed turns."""
+
+    player: str
+    table: str
+    deal: int
+    """The deal (1-based, at that table) in which the seat was withdrawn."""
+    missed: int
+    """Turns it missed in a row (the table's ``Rules.max_timeouts``)."""
+
+
+def forfeits(logs: Iterable[Sequence[Event]]) -> list[Forfeit]:
+    """Every withdrawal in these tables' logs, in log order (tables in the order given)."""
+    out: list[Forfeit] = []
+    for log in logs:
+        opened: TableOpened | None = None
+        deal = 0
+        for event in log:
+            if isinstance(event, TableOpened):
+                opened = event
+            elif isinstance(event, DealDealt):
+                deal = event.deal
+            elif isinstance(event, SeatWithdrawn) and opened is not None and 0 <= event.seat < len(opened.players):
+                out.append(
+                    Forfeit(player=opened.players[event.seat], table=opened.table, deal=deal, missed=event.missed)
+                )
+    return out
 
 
 _GAME_NAMES = {"C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null"}
@@ -228,7 +270,10 @@ def half_width_95(values: Sequence[float]) -> float:
 
 
 def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
-    """Standings over finished (or running) tables' logs, best first.
+    """Standings over finished (or running) tables' logs, best first: by Seeger-Fabian points,
+    except that an entrant that forfeited (withdrawn at any table) ranks below every entrant
+    that did not, however many points it has (among themselves, forfeited entrants are ordered
+    by their points too).
 
     The interval is mean +- 1.96 sd / sqrt(n) over each player's Seeger-Fabian points per deal
     it took part in: deals are the independent trials (in duplicate mode, paired ones).
@@ -253,6 +298,7 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 stats.played += 1
                 stats.won += r.won
     turns = count_turns(logs)
+    forfeited = {f.player for f in forfeits(logs)}
     out = []
     for name, pts in points.items():
         n = len(pts)
@@ -271,7 +317,8 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 by_game=dict(sorted(games.items())),
                 timeouts=turns.get(name, Turns()).timed_out,
                 answered=turns.get(name, Turns()).answered,
+                forfeit=name in forfeited,
             )
         )
-    out.sort(key=lambda s: -s.seeger_fabian)
+    out.sort(key=lambda s: (s.forfeit, -s.seeger_fabian))
     return out

@@ -20,6 +20,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.check_bot",
     "skatbus.ratings_cli",
     "skatbus.web.cli",
+    "skatbus.pause_cli",
 )
 _PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""

@@ -13,6 +13,14 @@ does; a table that does not verify, or did not finish, is left out and said so. 
 shown as ``mu`` with its 95 % interval ``mu +- 1.96 sigma``, and players are ordered by the
 conservative estimate ``mu - 3 sigma`` (OpenSkill's ordinal), so a player who played little
 does not top the list on luck.
+
+A rating belongs to an identity, not to a name alone: a built-in bot (``kind`` "bot", an
+entrant the run's ``results.json`` lists in ``config.bots``) and a remote player (``kind``
+"remote", any other entrant) are rated apart even if they share a name, so a remote entrant
+called ``heuristic`` (older runs allowed it) never borrows or spoils the built-in bot's rating.
+A run whose results.json does not say which entrants were built-in rates them all as remote:
+never merged into a bot's rating by mistake. A seat withdrawn at a table (``seat_withdrawn``,
+a forfeit) places below every seat that was not, whatever its points, as in the standings.
 """
 
 from __future__ import annotations
@@ -21,13 +29,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from openskill.models import PlackettLuce
 
+from protocol.events import SeatWithdrawn
 from protocol.table import LogError, TableState
 from protocol.tournament import Z95
 
 from .replay import read_archive, replay
+
+BOT: Final = "bot"
+REMOTE: Final = "remote"
 
 
 @dataclass
@@ -36,6 +49,13 @@ class Rating:
     mu: float
     sigma: float
     tables: int = 0
+    kind: str = BOT
+    """``bot`` (built-in, played by the runner) or ``remote`` (connected by itself)."""
+
+    @property
+    def label(self) -> str:
+        """The name as shown: a remote player's is marked, so two identities of one name differ."""
+        return self.player if self.kind == BOT else f"{self.player} (remote)"
 
     @property
     def ordinal(self) -> float:
@@ -63,6 +83,7 @@ class Ratings:
             "players": [
                 {
                     "player": r.player,
+                    "kind": r.kind,
                     "mu": round(r.mu, 6),
                     "sigma": round(r.sigma, 6),
                     "ordinal": round(r.ordinal, 6),
@@ -81,6 +102,37 @@ class Match:
     players: list[str]
     points: list[int]
     """Seeger-Fabian points per player at this table (the order of ``players``)."""
+    kinds: list[str] = field(default_factory=list)
+    """``bot`` or ``remote`` per player (the order of ``players``; empty: all remote)."""
+    withdrawn: list[bool] = field(default_factory=list)
+    """Per player: withdrawn at this table (``seat_withdrawn``); empty: nobody was."""
+
+    def ranks(self) -> list[int] | None:
+        """The places at this table (1 best) when a seat was withdrawn: below every seat that
+        was not, whatever the points (a dead seat gathers Seeger-Fabian points whenever a
+        declarer loses); None when nobody was, and the points alone rank the table."""
+        if not any(self.withdrawn):
+            return None
+        keys = [(w, -p) for w, p in zip(self.withdrawn, self.points, strict=True)]
+        order = sorted(set(keys))
+        return [order.index(k) + 1 for k in keys]
+
+    def identities(self) -> list[tuple[str, str]]:
+        """(kind, player) per seat: what a rating belongs to."""
+        kinds = self.kinds or [REMOTE] * len(self.players)
+        return list(zip(kinds, self.players, strict=True))
+
+
+def built_in_entrants(results_path: Path) -> set[str] | None:
+    """The entrants a run's results.json lists as built-in bots (``config.bots``), or None if
+    it does not say (unreadable, or written by something else than the runner)."""
+    try:
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    config = results.get("config") if isinstance(results, dict) else None
+    bots = config.get("bots") if isinstance(config, dict) else None
+    return {str(p) for p in bots} if isinstance(bots, dict) else None
 
 
 _ID_TIME = re.compile(r"-(\d{6}-\d{6})-")
@@ -104,6 +156,7 @@ def matches(runs_dir: Path, skipped: list[str] | None = None) -> list[Match]:
         if not archive.exists():
             skipped.append(f"{run.name}: no archive.jsonl")
             continue
+        bots = built_in_entrants(run / "results.json") or set()
         for table, log in read_archive(archive).items():
             try:
                 state: TableState | None = None
@@ -116,26 +169,34 @@ def matches(runs_dir: Path, skipped: list[str] | None = None) -> list[Match]:
                 skipped.append(f"{run.name}/{table}: not finished")
                 continue
             sf = [sum(row.result.seeger_fabian[s] for row in state.sheet) for s in range(len(state.players))]
-            out.append(Match(run.name, table, list(state.players), sf))
+            kinds = [BOT if p in bots else REMOTE for p in state.players]
+            gone = {e.seat for e in log.events if isinstance(e, SeatWithdrawn)}
+            withdrawn = [seat in gone for seat in range(len(state.players))]
+            out.append(Match(run.name, table, list(state.players), sf, kinds, withdrawn))
     return out
 
 
 def rate(found: list[Match], skipped: list[str] | None = None) -> Ratings:
     """Ratings after every match, in order."""
     model = PlackettLuce()
-    current: dict[str, object] = {}
-    tables: dict[str, int] = {}
+    current: dict[tuple[str, str], object] = {}
+    tables: dict[tuple[str, str], int] = {}
     for m in found:
-        teams = [[current.setdefault(p, model.rating(name=p))] for p in m.players]
-        rated = model.rate(teams, scores=list(m.points))  # type: ignore[arg-type]
-        for p, team in zip(m.players, rated, strict=True):
-            current[p] = team[0]
-            tables[p] = tables.get(p, 0) + 1
+        who = m.identities()
+        teams = [[current.setdefault(i, model.rating(name=f"{i[0]}:{i[1]}"))] for i in who]
+        ranks = m.ranks()
+        if ranks is None:
+            rated = model.rate(teams, scores=list(m.points))  # type: ignore[arg-type]
+        else:
+            rated = model.rate(teams, ranks=ranks)  # type: ignore[arg-type]
+        for i, team in zip(who, rated, strict=True):
+            current[i] = team[0]
+            tables[i] = tables.get(i, 0) + 1
     players = [
-        Rating(p, r.mu, r.sigma, tables[p])  # type: ignore[attr-defined]
-        for p, r in current.items()
+        Rating(i[1], r.mu, r.sigma, tables[i], kind=i[0])  # type: ignore[attr-defined]
+        for i, r in current.items()
     ]
-    players.sort(key=lambda r: (-r.ordinal, r.player))
+    players.sort(key=lambda r: (-r.ordinal, r.player, r.kind))
     tournaments = list(dict.fromkeys(m.tournament for m in found))
     return Ratings(players, tournaments, len(found), skipped or [])
 
@@ -159,7 +220,7 @@ def table_text(r: Ratings) -> str:
     for i, p in enumerate(r.players, 1):
         lo, hi = p.interval
         lines.append(
-            f"{i:>3}  {p.player:<20} {p.mu:>7.2f} {f'[{lo:.1f}, {hi:.1f}]':>17} {p.ordinal:>7.2f} {p.tables:>6}"
+            f"{i:>3}  {p.label:<20} {p.mu:>7.2f} {f'[{lo:.1f}, {hi:.1f}]':>17} {p.ordinal:>7.2f} {p.tables:>6}"
         )
     lines.append(
         f"\n{r.tables} tables of {len(r.tournaments)} tournaments (OpenSkill Plackett-Luce, one match per table)"

@@ -16,6 +16,7 @@ from typing import Any
 from protocol.iss import IssRecord, Verdict
 from protocol.table import LogError
 
+from .outputs import open_output, writable_dir, write_failed
 from .records import (
     ImportFailed,
     Tally,
@@ -50,9 +51,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """``skat iss import FILE --out DIR``: DIR/archive.jsonl, one table per imported record."""
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """``skat iss import FILE --out DIR``: DIR/archive.jsonl, one table per imported record.
+    A DIR that is a file or cannot be written in is one line before anything is read."""
+    out_dir = writable_dir(args.out)
     path = out_dir / "archive.jsonl"
     tally = Tally()
     imported = 0
@@ -78,22 +79,33 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """``skat iss export ARCHIVE.jsonl --out FILE.sgf``: every exportable deal as a record."""
+    """``skat iss export ARCHIVE.jsonl --out FILE.sgf``: every exportable deal as a record.
+    An output that cannot be written (a directory, under a file, read-only) is one line before
+    the archive is read; a write failing half-way (a full disk) is one line too."""
     date = iss_date()
     written = skipped = 0
     out_path = Path(args.out)
-    with open_text(args.file) as lines, open(out_path, "w", encoding="utf-8") as sink:
+    with open_text(args.file) as lines:
+        sink = open_output(out_path)
         try:
             for table, deal, record, why in export_events(read_archive(lines), date):
                 if record is None:
                     skipped += 1
                     print(f"{table} deal {deal}: not exported ({why})")
                 else:
-                    sink.write(record + "\n")
+                    try:
+                        sink.write(record + "\n")
+                    except OSError as exc:
+                        raise write_failed(out_path, exc) from None
                     written += 1
         except (ValueError, LogError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
+        finally:
+            try:
+                sink.close()  # where a buffered write meets a full disk
+            except OSError as exc:
+                raise write_failed(out_path, exc) from None
     print(f"exported {written} deals to {out_path}" + (f"; {skipped} not exportable" if skipped else ""))
     return 0
 

@@ -102,8 +102,10 @@ class _Page:
         for rank, (s, interval) in enumerate(zip(rows, intervals), 1):
             player = str(s["player"])
             ci = "" if s.get("ci95") is None else f" ± {float(s['ci95']):.1f}"
+            forfeit = ' <em title="withdrawn: ranked below every entrant that finished">(forfeit)</em>'
             body.append(
-                f'<tr data-player="{escape(player)}"><td>{rank}</td><td>{self.who(player)}</td>'
+                f'<tr data-player="{escape(player)}"><td>{rank}</td>'
+                f"<td>{self.who(player)}{forfeit if s.get('forfeit') else ''}</td>"
                 f"<td class='num'>{_signed(s['seeger_fabian'])}</td>"
                 f"<td class='num'>{_signed(float(s['per_deal']), 1)}{ci}</td>"
                 f"<td>{interval_bar(interval, scale, self.colour.get(player, '#999'))}</td>"

@@ -12,24 +12,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import dataclasses
 import json
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import Error as NatsError
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError, NotFoundError
 
 from protocol.archive import encode_line
-from protocol.events import MSGPACK, DealScored, Event, TableClosed
-from protocol.subjects import ADMIN_OPEN
+from protocol.events import MSGPACK, DealScored, Event, SeatWithdrawn, TableClosed, TablePaused, TableResumed
+from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, hello_subject, is_inbox, parse_command_subject, player_inbox
 from protocol.tournament import (
+    Forfeit,
     Standing,
     TableFinished,
     TableSpec,
@@ -39,17 +42,18 @@ from protocol.tournament import (
     TournamentFinished,
     TournamentState,
     fold_tournament,
+    forfeits,
     standings,
     turn_of,
 )
-from protocol.wire import OpenTable, Reply, decode, encode
+from protocol.wire import OpenTable, PauseTable, Reply, decode, encode
 from services import logs
 from services.store import (
     WRONG_LAST_SEQUENCE,
     EventStore,
+    cluster_replicas,
     ensure_stream,
     patiently,
-    replicas_setting,
 )
 
 from .bots import make_bot
@@ -81,6 +85,9 @@ class TournamentLog:
         self.patience = patience
 
     async def ensure_stream(self) -> None:
+        """Create the tournament stream if it is missing, with as many replicas as the event
+        store's on this cluster (``cluster_replicas``: learned from the server, so a runner
+        started without ``SKAT_REPLICAS`` does not keep the results on one node only)."""
         config = StreamConfig(
             name=STREAM,
             subjects=["skat.tournament.>"],
@@ -88,7 +95,7 @@ class TournamentLog:
             discard=DiscardPolicy.NEW,
             max_bytes=1 << 28,
             allow_direct=True,
-            num_replicas=replicas_setting(),
+            num_replicas=cluster_replicas(self.nc),
             duplicate_window=120.0,
         )
         await ensure_stream(self.js, config, self.patience)
@@ -162,17 +169,24 @@ class Progress:
         self._last_tenth = -1
         self.leader = ""
         self.timeouts = ""
+        self.paused = ""
+        """Which tables are paused (``PAUSED ...``), empty when none is."""
+        self._printed_paused = ""
 
-    def update(self, done: int, leader: str = "", timeouts: str = "") -> None:
+    def update(self, done: int, leader: str = "", timeouts: str = "", paused: str | None = None) -> None:
+        """Show the progress; ``paused`` (None: as before) says which tables are paused."""
         self.done, self.leader, self.timeouts = done, leader or self.leader, timeouts or self.timeouts
+        if paused is not None:
+            self.paused = paused
         if self.tty:
             width = shutil.get_terminal_size((80, 24)).columns - 1  # the last column would wrap
             self.out.write("\r" + self.line(width).ljust(width))
             self.out.flush()
             return
         tenth = 10 * done // max(self.total, 1)
-        if tenth != self._last_tenth:
-            self._last_tenth = tenth
+        # A pause (or its end) is news even when no deal moves: a log shows it at once.
+        if tenth != self._last_tenth or self.paused != self._printed_paused:
+            self._last_tenth, self._printed_paused = tenth, self.paused
             print(self.line(), file=self.out, flush=True)
 
     def rate(self) -> float:
@@ -181,10 +195,16 @@ class Progress:
 
     def line(self, width: int | None = None) -> str:
         """The progress as one line of at most ``width`` characters: deals done first, then
-        the ETA, the rate, time-outs and the leaders as far as they fit, the bar last."""
+        which tables are paused, the ETA, the rate, time-outs and the leaders as far as they
+        fit, the bar last."""
         rate = self.rate()
-        eta = f"ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 else "ETA ?"
-        fields = [f"{self.done}/{self.total} deals", eta, f"{rate:.1f} deals/s"]
+        eta = f"ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and not self.paused else "ETA ?"
+        fields = [
+            f"{self.done}/{self.total} deals",
+            *([self.paused] if self.paused else []),
+            eta,
+            f"{rate:.1f} deals/s",
+        ]
         if self.timeouts:
             fields.append(f"time-outs: {self.timeouts}")
         if self.leader:
@@ -224,7 +244,10 @@ async def run_tournament(
     A new tournament is refused (``TournamentRefused``) when its id is in the store already or
     its results are on disk: a result is never written over. ``on_created`` is called once
     the tournament is in the store, i.e. from when ``--resume`` can continue it. The bots are
-    stopped and the subscriptions dropped however this ends (a Ctrl-C cancels it)."""
+    stopped and the subscriptions dropped however this ends (a Ctrl-C cancels it: the caller
+    then pauses the open tables, ``set_paused``; a resume resumes them before the bots say
+    hello). The remote entrants are listened to (``Listener``) so that the end can say why one
+    never answered."""
     tlog = TournamentLog(nc)
     await tlog.ensure_stream()
     store = EventStore(nc)
@@ -244,7 +267,9 @@ async def run_tournament(
         for entrant, bot in config.bots.items()
     ]
     subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
+    listener = Listener(nc, [e for e in config.entrants if e not in config.bots], watch.pending)
     try:
+        await listener.start()
         for p in players:
             await p.start()
         await nc.flush()
@@ -253,9 +278,10 @@ async def run_tournament(
         for sub in subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
+        await listener.stop()
         for p in players:
             await p.stop()
-    return await _finish(tlog, store, config, state, players, Path(out_dir))
+    return await _finish(tlog, store, config, state, players, Path(out_dir), listener.heard, resumed=bool(resume))
 
 
 async def _resumable(tlog: TournamentLog, tid: str, out_dir: Path) -> TournamentState:
@@ -301,6 +327,10 @@ class _Watch:
         self.dealt: dict[str, int] = {}
         self.timeouts: dict[str, int] = {}
         self.answered: dict[str, int] = {}
+        self.paused: set[str] = set()
+        """Tables paused now (by the operator, ``skat pause``, or an interrupted runner)."""
+        self.withdrawn: dict[str, set[str]] = {}
+        """Player -> the tables it was withdrawn from (``seat_withdrawn``)."""
         self._previous: dict[str, Event] = {}
 
     async def on_public(self, msg: Msg) -> None:
@@ -325,9 +355,16 @@ class _Watch:
             self.deals_done[table] = max(self.deals_done.get(table, 0), event.deal)
         elif isinstance(event, TableClosed):
             self.table_closed(table)
+        elif isinstance(event, TablePaused):
+            self.paused.add(table)
+        elif isinstance(event, TableResumed):
+            self.paused.discard(table)
+        elif isinstance(event, SeatWithdrawn) and 0 <= event.seat < len(self.seating[table]):
+            self.withdrawn.setdefault(self.seating[table][event.seat], set()).add(table)
 
     def table_closed(self, table: str) -> None:
         self.closed.add(table)
+        self.paused.discard(table)
         if self.closed >= self.pending:
             self.all_closed.set()
 
@@ -337,11 +374,23 @@ class _Watch:
         return "  ".join(f"{n} {self.running[n] / max(self.dealt[n], 1):+.1f}" for n in order[:4])
 
     def timeouts_line(self) -> str:
-        """Players with time-outs, most first; ``(none answered)`` marks one never heard from."""
+        """Players with time-outs, most first; ``(none answered)`` marks one never heard from,
+        ``withdrawn`` one withdrawn from a table (it forfeits)."""
         order = sorted(self.timeouts, key=lambda n: -self.timeouts[n])
-        return "  ".join(
-            f"{n} {self.timeouts[n]}{'' if self.answered.get(n) else ' (none answered)'}" for n in order[:4]
-        )
+
+        def notes(n: str) -> str:
+            said = ([] if self.answered.get(n) else ["none answered"]) + (["withdrawn"] if n in self.withdrawn else [])
+            return f" ({', '.join(said)})" if said else ""
+
+        return "  ".join(f"{n} {self.timeouts[n]}{notes(n)}" for n in order[:4])
+
+    def paused_line(self) -> str:
+        """``PAUSED ...`` while tables are paused, else empty."""
+        if not self.paused:
+            return ""
+        if len(self.paused) == 1:
+            return f"PAUSED {next(iter(self.paused))}"
+        return f"PAUSED {len(self.paused)} tables"
 
 
 async def _play(
@@ -355,12 +404,16 @@ async def _play(
     on_table_open: Callable[[TableSpec], None] | None,
 ) -> None:
     """Open the tables not yet closed and watch them until every one is."""
-    # Tables that finished while nobody watched (a resumed tournament), and the deals done so far.
+    # Tables that finished while nobody watched (a resumed tournament), the deals done so far,
+    # and the tables left paused (by an interrupted run, or the operator).
+    paused_before: list[str] = []
     for spec in state.pending:
         stored = await store.read(spec.table)
         watch.deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
         if stored and isinstance(stored[-1].event, TableClosed):
             watch.table_closed(spec.table)
+        elif is_paused(s.event for s in stored):
+            paused_before.append(spec.table)
     if watch.closed >= watch.pending:
         watch.all_closed.set()
     finished_before = sum(f.deals for f in state.finished.values())
@@ -378,11 +431,24 @@ async def _play(
             raise RuntimeError(f"cannot open {spec.table}: {reply.reason}")
         if on_table_open is not None:
             on_table_open(spec)
+    if paused_before:  # before the bots say hello: a paused table takes no command
+        replies = await set_paused(nc, paused_before, paused=False, patience=30.0)
+        resumed = [t for t, r in replies.items() if r is not None and r.ok]
+        watch.paused.update(t for t in paused_before if t not in resumed)
+        left = len(paused_before) - len(resumed)
+        print(
+            f"Resumed {len(resumed)} paused table{'s' * (len(resumed) != 1)}"
+            + (f"; {left} did not resume (skat resume TABLE)" if left else "")
+            + ".",
+            file=out,
+            flush=True,
+        )
     for p in players:  # a resumed tournament's bots: ask for the prompts they missed
         await p.hello()
     ticks = 0
     while not watch.all_closed.is_set():
-        progress.update(finished_before + sum(watch.deals_done.values()), watch.leaders(), watch.timeouts_line())
+        done = finished_before + sum(watch.deals_done.values())
+        progress.update(done, watch.leaders(), watch.timeouts_line(), watch.paused_line())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(watch.all_closed.wait(), 0.25)
         ticks += 1
@@ -390,7 +456,7 @@ async def _play(
             for table in watch.pending - watch.closed:
                 if await store.has_event(table, "table_closed"):
                     watch.table_closed(table)
-    progress.update(total, watch.leaders(), watch.timeouts_line())
+    progress.update(total, watch.leaders(), watch.timeouts_line(), "")
     progress.finish()
 
 
@@ -401,6 +467,8 @@ async def _finish(
     state: TournamentState,
     players: list[RemotePlayer],
     out_dir: Path,
+    heard: dict[str, Heard] | None = None,
+    resumed: bool = False,
 ) -> dict[str, Any]:
     """Record every table's result in the tournament's log and write the results."""
     tid = config.id
@@ -420,7 +488,7 @@ async def _finish(
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
     refused = {p.player: len(p.rejections) for p in players}
     # Files are written off the event loop (an archive can be large); bots may still be running.
-    results = await asyncio.to_thread(write_results, config, state, table_logs, out_dir / tid, refused)
+    results = await asyncio.to_thread(write_results, config, state, table_logs, out_dir / tid, refused, heard, resumed)
     # Ratings across every tournament in out_dir, rebuilt from the archives with this one in.
     results["files"]["ratings"] = str(await asyncio.to_thread(write_ratings, out_dir))
     logs.get(command="tournament").info("tournament_finished", tournament=tid, tables=len(state.tables))
@@ -437,26 +505,205 @@ async def open_table(nc: Client, request: OpenTable, patience: float = 60.0) -> 
     return await patiently(attempt, patience, "opening a table (the dealer)")
 
 
+# --- pausing -----------------------------------------------------------------------------------
+
+
+def is_paused(events: Iterable[Event | Any]) -> bool:
+    """Whether a table's log (so far) leaves it paused: its last pause has not been resumed."""
+    paused = False
+    for event in events:
+        if isinstance(event, TablePaused):
+            paused = True
+        elif isinstance(event, TableResumed | TableClosed):
+            paused = False
+    return paused
+
+
+async def pause_table(
+    nc: Client, table: str, paused: bool = True, reason: str = "", timeout: float = 2.0, patience: float = 0.0
+) -> Reply | None:
+    """Ask the dealer to pause (or resume) ``table`` (``skat.admin.pause``); its ``Reply``, or
+    None if no dealer answered. Asked again while it answers "busy", not at all, or is not
+    there (a dealer restarting), for up to ``patience`` seconds."""
+    data = encode(PauseTable(table=table, paused=paused, reason=reason[:200]))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + patience
+    while True:
+        reply: Reply | None = None
+        try:
+            reply = decode((await nc.request(ADMIN_PAUSE, data, timeout=timeout)).data, Reply)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            return Reply(ok=False, code="malformed", reason=f"an answer that is not a Reply: {exc}"[:200])
+        except (NatsError, TimeoutError, OSError):
+            pass  # no dealer, no answer in time, the connection in trouble: asked again if there is time
+        if reply is not None and reply.code != "busy":
+            return reply
+        if loop.time() + 0.2 >= end:
+            return reply
+        await asyncio.sleep(0.2)
+
+
+async def set_paused(
+    nc: Client,
+    tables: Sequence[str],
+    paused: bool = True,
+    reason: str = "",
+    timeout: float = 2.0,
+    patience: float = 0.0,
+) -> dict[str, Reply | None]:
+    """Pause (or resume) every table at once; each table's answer (None: none came)."""
+    replies = await asyncio.gather(*(pause_table(nc, t, paused, reason, timeout, patience) for t in tables))
+    return dict(zip(tables, replies, strict=True))
+
+
+def pause_outcome(reply: Reply | None, paused: bool = True) -> str:
+    """A table's answer in words: ``paused``, ``already paused``, ``closed``, ..."""
+    if reply is None:
+        return "no answer (is the dealer running?)"
+    if reply.ok:
+        if reply.code == "unchanged":
+            return "already paused" if paused else "not paused (nothing to resume)"
+        return "paused" if paused else "resumed"
+    if reply.code == "table_closed":
+        return "closed (it has finished)"
+    if reply.code == "no_table":
+        return "not opened"
+    return f"refused ({reply.code}: {reply.reason})"
+
+
+# --- what the runner hears of the remote entrants ---------------------------------------------
+
+
+@dataclasses.dataclass
+class Heard:
+    """What the runner heard of one remote entrant on the bus: its hellos, its commands for
+    this tournament's tables and the services' answers to them (this process only: a resumed
+    tournament hears from the resume on)."""
+
+    hellos: int = 0
+    commands: int = 0
+    taken: int = 0
+    """Commands the services accepted."""
+    refused: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Refused commands by the code of the refusal (``Reply.code``)."""
+    unanswerable: int = 0
+    """Commands whose reply subject is not under ``_INBOX.<player>.``: no service answers those."""
+
+    def codes(self) -> str:
+        """The refusal codes, most frequent first: ``malformed x12, illegal x3``."""
+        order = sorted(self.refused.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ", ".join(f"{code} x{n}" for code, n in order)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hellos": self.hellos,
+            "commands": self.commands,
+            "taken": self.taken,
+            "refused": dict(sorted(self.refused.items())),
+            "unanswerable": self.unanswerable,
+        }
+
+
+class Listener:
+    """Listens to the remote entrants (never the built-in bots: the runner plays those) so the
+    end can say why one never answered: not connected, connected but silent, or refused.
+
+    Three plain subscriptions per remote entrant, not the services' queue group, so nothing is
+    taken from the services: ``skat.hello.<p>`` (hellos), ``skat.cmd.<p>.*`` (its commands;
+    counted for this tournament's tables only) and ``_INBOX.<p>.>`` (the services' answers,
+    ``Reply`` in msgpack or JSON; counted only for a command seen here, so hello answers and
+    other tournaments' replies are left out). The runner connects as the services' user, which
+    may subscribe to these; a message costs a counter and a dict entry, nothing is decoded
+    but the answers."""
+
+    MAX_AWAITED = 4096
+    """Reply subjects of commands not yet answered that are remembered (the oldest go first)."""
+
+    def __init__(self, nc: Client, players: Iterable[str], tables: Iterable[str]) -> None:
+        self.nc = nc
+        self.heard: dict[str, Heard] = {p: Heard() for p in players}
+        self.tables = set(tables)
+        self._awaited: dict[str, str] = {}
+        """Reply subject of a command heard -> its player."""
+        self._subs: list[Any] = []
+
+    async def start(self) -> None:
+        for player in self.heard:
+            self._subs.append(await self.nc.subscribe(hello_subject(player), cb=self._on_hello))
+            self._subs.append(await self.nc.subscribe(f"skat.cmd.{player}.*", cb=self._on_command))
+            self._subs.append(await self.nc.subscribe(f"{player_inbox(player)}.>", cb=self._on_reply))
+
+    async def stop(self) -> None:
+        for sub in self._subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        self._subs.clear()
+
+    async def _on_hello(self, msg: Msg) -> None:
+        heard = self.heard.get(msg.subject.rpartition(".")[2])
+        if heard is not None:
+            heard.hellos += 1
+
+    async def _on_command(self, msg: Msg) -> None:
+        try:
+            player, table = parse_command_subject(msg.subject)
+        except ValueError:
+            return
+        heard = self.heard.get(player)
+        if heard is None or table not in self.tables:
+            return
+        heard.commands += 1
+        if not is_inbox(msg.reply, player):
+            heard.unanswerable += 1
+            return
+        if len(self._awaited) >= self.MAX_AWAITED:
+            self._awaited.pop(next(iter(self._awaited)))
+        self._awaited[msg.reply] = player
+
+    async def _on_reply(self, msg: Msg) -> None:
+        player = self._awaited.pop(msg.subject, None)
+        if player is None:
+            return
+        try:
+            reply: Reply = decode(msg.data, Reply)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        heard = self.heard[player]
+        if reply.ok:
+            heard.taken += 1
+        else:
+            heard.refused[reply.code or "?"] = heard.refused.get(reply.code or "?", 0) + 1
+
+
 def write_results(
     config: TournamentConfig,
     state: TournamentState,
     table_logs: dict[str, list[Event]],
     out: Path,
     refused: dict[str, int] | None = None,
+    heard: dict[str, Heard] | None = None,
+    resumed: bool = False,
 ) -> dict[str, Any]:
     """results.json, standings.csv and archive.jsonl (every table's events, one per line).
 
-    Every standing carries the player's ``timeouts`` and ``answered`` turns; ``refused``
-    (commands the services refused, per built-in bot: only the runner sees those) goes into
-    results.json as it is; ``warnings`` says which players never answered."""
+    Every standing carries the player's ``timeouts`` and ``answered`` turns and whether it
+    ``forfeit`` (withdrawn at a table: ranked below every entrant that finished); ``forfeits``
+    lists every withdrawal. ``refused`` (commands the services refused, per built-in bot: only
+    the runner sees those) goes into results.json as it is, and ``heard`` (what the runner
+    heard of each remote entrant, ``Listener``) too; ``warnings`` says who never answered, and
+    why as far as the runner can tell, and who forfeited."""
     out.mkdir(parents=True, exist_ok=True)
-    table = standings(list(table_logs.values()))
+    logs_in_order = list(table_logs.values())
+    table = standings(logs_in_order)
+    withdrawals = forfeits(logs_in_order)
     results = {
         "tournament": config.id,
         "config": msgspec.to_builtins(config),
         "standings": msgspec.to_builtins(table),
+        "forfeits": msgspec.to_builtins(withdrawals),
         "refused": dict(refused or {}),
-        "warnings": silent_players(table),
+        "heard": {p: h.to_json() for p, h in (heard or {}).items()},
+        "warnings": entrant_warnings(table, config.bots, heard, resumed) + forfeit_warnings(withdrawals),
         "tables": [msgspec.to_builtins(state.finished[t.table]) for t in state.tables if t.table in state.finished],
         "files": {
             "results": str(out / "results.json"),
@@ -479,6 +726,7 @@ def write_results(
                 "declared",
                 "won",
                 "timeouts",
+                "forfeit",
             ]
         )
         for rank, s in enumerate(table, 1):
@@ -494,6 +742,7 @@ def write_results(
                     s.declared,
                     s.won,
                     s.timeouts,
+                    "true" if s.forfeit else "false",
                 ]
             )
     with open(out / "archive.jsonl", "wb") as f:
@@ -503,19 +752,57 @@ def write_results(
     return results
 
 
-def silent_players(table: list[Standing]) -> list[str]:
-    """A warning for each player that never answered a turn: every move of its was the default
-    one, so its place in the standings says nothing about its bot (is it connected at all?)."""
-    return [
-        f"{s.player} never answered: all its {s.timeouts} turns timed out (did its bot connect?)"
-        for s in table
-        if s.timeouts and not s.answered
-    ]
+def entrant_warnings(
+    table: list[Standing], bots: dict[str, str], heard: dict[str, Heard] | None = None, resumed: bool = False
+) -> list[str]:
+    """A warning for each player that never answered a turn (every move of its was the
+    default one, so its place says nothing about its bot), saying what the runner heard of a
+    remote one: nothing at all, hellos only, or only commands the services refused (with their
+    codes). Built-in bots are the runner's own: for them only the count."""
+    since = " since the tournament was resumed" if resumed else ""
+    out = []
+    for s in table:
+        if not s.timeouts or s.answered:
+            continue
+        tail = f": all its {s.timeouts} turns timed out"
+        h = (heard or {}).get(s.player)
+        if s.player in bots:
+            out.append(f"{s.player} (built-in bot {bots[s.player]}) never answered{tail}")
+        elif h is None:  # not listened to
+            out.append(f"{s.player} never answered{tail}")
+        elif not h.hellos and not h.commands:
+            out.append(f"{s.player} never connected (no hello and no command heard{since}){tail}")
+        elif not h.commands:
+            hellos = f"{h.hellos} hello{'s' * (h.hellos != 1)}"
+            out.append(f"{s.player} connected but never answered ({hellos}, no command{since}){tail}")
+        elif h.refused:
+            out.append(f"{s.player} answered only with refused commands: codes {h.codes()}{tail}")
+        else:
+            wrong = f"; {h.unanswerable} had a reply subject outside _INBOX.{s.player}." if h.unanswerable else ""
+            out.append(f"{s.player} sent {h.commands} commands, none taken and no answer heard{wrong}{tail}")
+    return out
+
+
+def forfeit_warnings(found: Sequence[Forfeit]) -> list[str]:
+    """One line per entrant withdrawn anywhere: where first, and how many tables in all."""
+    by_player: dict[str, list[Forfeit]] = {}
+    for f in found:
+        by_player.setdefault(f.player, []).append(f)
+    out = []
+    for player, fs in by_player.items():
+        first, more = fs[0], len({f.table for f in fs}) - 1
+        out.append(
+            f"{player} forfeited: withdrawn at {first.table} in deal {first.deal} after {first.missed} turns in a row "
+            f"timed out{f' (and at {more} more table' + 's' * (more != 1) + ')' if more else ''}; "
+            "it ranks below every entrant that finished"
+        )
+    return out
 
 
 def format_standings(results: dict[str, Any]) -> str:
     """The standings as a readable table: Seeger-Fabian points per deal with the half-width
-    of their 95 % confidence interval, time-outs, and a warning per player never heard from."""
+    of their 95 % confidence interval, time-outs, ``(forfeit)`` after an entrant that was
+    withdrawn (it ranks below every entrant that finished), and the warnings."""
     rows = results["standings"]
     lines = [
         f"{'#':>2}  {'player':<16} {'Seeger-Fabian':>13} {'per deal (95 %)':>17} {'deals':>6} {'declared':>9} "
@@ -524,8 +811,9 @@ def format_standings(results: dict[str, Any]) -> str:
     for rank, s in enumerate(rows, 1):
         ci = "" if s["ci95"] is None else f" ± {s['ci95']:.1f}"
         games = ", ".join(f"{g} {v['won']}/{v['played']}" for g, v in s["by_game"].items())
+        name = f"{s['player']} (forfeit)" if s.get("forfeit") else s["player"]
         lines.append(
-            f"{rank:>2}  {s['player']:<16} {s['seeger_fabian']:>13} {s['per_deal']:>8.1f}{ci:<9} {s['deals']:>6} "
+            f"{rank:>2}  {name:<16} {s['seeger_fabian']:>13} {s['per_deal']:>8.1f}{ci:<9} {s['deals']:>6} "
             f"{s['declared']:>9} {s['won']:>5} {s.get('timeouts', 0):>9}  {games}"
         )
     for warning in results.get("warnings", []):

@@ -2,16 +2,17 @@
 
 Every mistake in what they are given (flags, a ``--config`` file, a ``--resume`` that does not
 fit) is found before anything starts and raised as ``UsageError``: one line, exit code 2.
-A run is interrupted by Ctrl-C or SIGTERM without a traceback: the bots and, with the built-in
-stack, the services and the server are stopped, and the line to resume it is printed.
+A run is interrupted by Ctrl-C or SIGTERM without a traceback: its open tables are paused (no
+clock runs on while nobody watches), the bots and, with the built-in stack, the services and
+the server are stopped, and the line to resume it is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import os
+import re
 import secrets
 import signal
 import sys
@@ -29,15 +30,22 @@ from services.connection import add_arguments as add_connection_arguments
 
 from .bots import BOTS
 from .errors import UsageError
+from .outputs import writable_dir
 
 DEFAULT_BOTS = ("heuristic", "stepping-random", "random", "random")
 """Seats left to built-in bots when ``--bots`` is not given are filled from this, in order."""
 CONFIG_OPTIONS = frozenset(
     {"bots", "remote", "id", "groups", "rounds", "duplicate", "seed", "profile", "kontra", "ramsch", "bock",
-     "seeger_fabian", "players", "turn_seconds"}
+     "seeger_fabian", "players", "turn_seconds", "max_timeouts"}
 )  # fmt: skip
 """Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
 MAX_TABLE_SUFFIX = len("-g999r3")
+DEFAULT_MAX_TIMEOUTS = 5
+"""Turns in a row a seat may miss before it is withdrawn (``Rules.max_timeouts``)."""
+MAKE_SEED = 'python -c "import secrets; print(secrets.token_hex(16))"'
+"""How to make a seed that passes ``seed_weakness`` (128 random bits as 32 hex digits)."""
+PAUSE_WITHIN = 6.0
+"""Seconds an interrupted run spends at most on pausing its open tables, connecting included."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,7 +71,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the --remote players are people: with the built-in stack, the live page gets a seat for each, "
         "played in the browser with that player's own permissions (its address is printed)",
     )
-    p.add_argument("--id", default=None, help="tournament id (default: a new one, from the seed and the time)")
+    p.add_argument(
+        "--id",
+        default=None,
+        help="tournament id (default: a new one: the time and 64 random bits, nothing of the seed)",
+    )
     p.add_argument(
         "--resume",
         default=None,
@@ -78,8 +90,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed",
         default=None,
-        help="decides every card; keep it secret when remote players take part "
-        "(default: 'skatbus' for built-in bots only, else a random one)",
+        help="decides every card (default: 'skatbus' for built-in bots only, else a random one of 128 bits); "
+        "with remote players it must be secret and carry 128 bits: 32+ hex digits or a 22+ character "
+        f"base64url token, e.g. from {MAKE_SEED}",
     )
     p.add_argument(
         "--profile", choices=["isko", "classic"], default="isko", help="scoring rules: ISkO (default) or classic"
@@ -96,6 +109,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=30.0,
         help="seconds a player has for each move before the default move is played for it",
+    )
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=DEFAULT_MAX_TIMEOUTS,
+        metavar="N",
+        help="withdraw a seat that misses N turns in a row: it forfeits (ranked below every entrant that "
+        f"finished) and its moves are played at once by default; 0: never (default {DEFAULT_MAX_TIMEOUTS})",
     )
     add_connection_arguments(
         p,
@@ -221,6 +242,8 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--rounds must be at least 1, not {args.rounds}: every table plays whole rounds")
     if not args.turn_seconds > 0 or args.turn_seconds == float("inf"):
         raise UsageError(f"--turn-seconds must be a number of seconds above 0, not {args.turn_seconds}")
+    if args.max_timeouts < 0:
+        raise UsageError(f"--max-timeouts must be 0 (never withdraw a seat) or more, not {args.max_timeouts}")
     if args.connect_timeout is not None and args.connect_timeout < 0:
         raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
     if args.auth and (args.nats or os.environ.get("SKAT_NATS_URL")):
@@ -233,6 +256,61 @@ def check_args(args: argparse.Namespace) -> None:
                 f"--id {args.id!r}: want letters, digits, '_' or '-', at most {64 - MAX_TABLE_SUFFIX} of them"
             ) from None
     seats(args)
+    if args.remote and args.seed is not None:
+        why = seed_weakness(args.seed)
+        if why:
+            raise UsageError(
+                f"--seed: {why}; with remote players the seed must be secret and carry 128 bits (it decides every "
+                f"card): make one with {MAKE_SEED}, or leave --seed out for a random one"
+            )
+
+
+def seed_weakness(seed: str) -> str | None:
+    """Why ``seed`` may carry fewer than 128 bits, or None if it passes.
+
+    A seed is judged by the alphabet it is written in, as the output of a random generator
+    would be: only hex digits, 4 bits each, so 32 or more (``secrets.token_hex(16)``); else
+    only base64url characters (A-Z a-z 0-9 - _), 6 bits each, so 22 or more
+    (``secrets.token_urlsafe(16)``), mixing upper- and lower-case letters as random base64url
+    does (all but about 1 in 40,000 such tokens): that refuses a lower-case passphrase such as
+    ``my-secret-league-seed-2026``. Anything else is refused, and so is an obviously repetitive
+    string: fewer than 8 different characters, a repeated part (``abcabc...``), or mostly equal
+    or consecutive neighbours (``aaaa``, ``abcd``, ``1234``). Random seeds of those lengths
+    pass all of it (checked on 200,000 of each). No test can see that a string was chosen by a
+    person: this one catches the usual mistakes, the operator keeps the seed secret."""
+    n = len(seed)
+    if re.fullmatch(r"[0-9a-fA-F]+", seed):
+        if n < 32:
+            return f"{n} hex digits carry {4 * n} bits at most, want 32 or more"
+    elif re.fullmatch(r"[A-Za-z0-9_-]+", seed):
+        if n < 22:
+            return f"{n} base64url characters carry {6 * n} bits at most, want 22 or more"
+        if seed.lower() == seed or seed.upper() == seed:
+            return "it does not mix upper- and lower-case letters as a random base64url token does"
+    else:
+        return "want a hex string (32+ digits) or a base64url token (22+ characters of A-Z a-z 0-9 - _)"
+    if len(set(seed)) < 8:
+        return f"it uses only {len(set(seed))} different characters"
+    for period in range(1, n // 2 + 1):
+        if all(seed[i] == seed[i - period] for i in range(period, n)):
+            return f"it repeats {seed[:period]!r}"
+    near = sum(abs(ord(a) - ord(b)) <= 1 for a, b in zip(seed, seed[1:], strict=False))
+    if 3 * near > 2 * (n - 1):
+        return "it is mostly runs of equal or consecutive characters"
+    return None
+
+
+def looks_like_bot(player: str) -> str | None:
+    """The built-in bot a remote player's id could be taken for, or None. Built-in seats are
+    named after their bot (``random``, and ``random-2``... for more of one), so an id that is
+    such a name up to case, ``-``/``_`` and a number (``Heuristic``, ``random-2``,
+    ``stepping_random3``) would mix the two up in the standings and the ratings."""
+
+    def plain(name: str) -> str:
+        return re.sub(r"[-_]", "", name.lower())
+
+    base = plain(re.sub(r"[-_]?\d+$", "", player))
+    return next((bot for bot in sorted(BOTS) if plain(bot) == base), None)
 
 
 def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str, Any]]:
@@ -251,6 +329,12 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
             raise UsageError(f"--remote {remote!r}: the format after ':' is json or msgpack, not {fmt!r}")
         if pid in entrants:
             raise UsageError(f"--remote {pid} is given twice")
+        bot = looks_like_bot(pid)
+        if bot is not None:
+            raise UsageError(
+                f"--remote {pid}: looks like the built-in bot {bot!r} (its seats are named {bot}, {bot}-2, ...); "
+                "give the remote player an id of its own"
+            )
         entrants.append(pid)
         if fmt:
             formats[pid] = fmt
@@ -284,15 +368,14 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
     return entrants, bots, formats
 
 
-def new_id(seed: str, now: float | None = None) -> str:
-    """A tournament id of its own: ``t-<6 hex of the seed's hash>-<local time>-<8 random hex>``.
-    The hash groups runs of one seed without giving the seed away (the id is public: table
-    names carry it); the time sorts runs/; the random part keeps two runs in the same second
-    apart (32 bits: 4 hex digits were too few, 50 runs in one second collided about once in 50
-    tries). So a new run never takes an earlier one's id, or its results directory."""
-    digest = hashlib.sha256(seed.encode()).hexdigest()[:6]
+def new_id(now: float | None = None) -> str:
+    """A tournament id of its own: ``t-<local time>-<16 random hex>``. Nothing in it comes
+    from the seed: the id is public (table names carry it), and even a short hash of a weak
+    seed let a player find the seed from its own first hand, then every deal after it. The
+    time sorts runs/ (and orders the ratings); 64 random bits keep two runs in the same second
+    apart. So a new run never takes an earlier one's id, or its results directory."""
     stamp = time.strftime("%y%m%d-%H%M%S", time.localtime(now))
-    return f"t-{digest}-{stamp}-{secrets.token_hex(4)}"
+    return f"t-{stamp}-{secrets.token_hex(8)}"
 
 
 def config_from(args: argparse.Namespace) -> TournamentConfig:
@@ -307,10 +390,12 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         rounds=args.rounds,
         players=args.players,
         turn_seconds=args.turn_seconds,
+        max_timeouts=args.max_timeouts,
     )
+    # Built-in bots only: reproducible by default. With remote players: 128 random bits.
     seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
     return TournamentConfig(
-        id=args.id or new_id(seed),
+        id=args.id or new_id(),
         entrants=entrants,
         bots=bots,
         formats=formats,
@@ -335,6 +420,7 @@ def resume_conflict(args: argparse.Namespace, defaults: dict[str, Any], stored: 
         **{f: getattr(stored.rules, f) for f in ("profile", "kontra", "ramsch", "bock", "seeger_fabian", "players")},
         "rounds": stored.rules.rounds,
         "turn_seconds": stored.rules.turn_seconds,
+        "max_timeouts": stored.rules.max_timeouts,
     }
     for name in given:
         if name in ("bots", "remote"):
@@ -360,7 +446,9 @@ async def _run(
 
     The work runs as a task of its own, which a signal cancels (again, every half second:
     nats-py swallows a cancellation in places). This coroutine is never cancelled, so it can
-    always stop the local stack (services and server, by PID) and say how to resume."""
+    always pause the tournament's open tables (``_pause_interrupted``: stopping is not
+    pausing, the services' clocks would run on), stop the local stack (services and server, by
+    PID) and say how to resume."""
     from services.main import LocalStack
 
     stack = None
@@ -376,22 +464,30 @@ async def _run(
         stack = LocalStack(store_dir=None if args.auth else store, auth_dir=args.auth or own_auth)
     received: list[int] = []
     stop = asyncio.Event()
+    again = asyncio.Event()
 
     def on_signal(signum: int) -> None:
         received.append(signum)
         stop.set()
+        if len(received) > 1:
+            again.set()  # a second Ctrl-C: no more waiting for pauses
 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal, sig)
-    created: list[str] = []
+    created: list[TournamentConfig] = []
     work = asyncio.ensure_future(_tournament(args, intro, settings, defaults, stack, created.append))
     stopped = asyncio.ensure_future(stop.wait())
+    paused = ""
     try:
         await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
         while not work.done():
             work.cancel()
             await asyncio.wait({work}, timeout=0.5)
+        if received and created and not _finished(work):  # before a local stack stops: its dealer pauses
+            target = settings if settings is not None else getattr(stack, "settings", None)
+            if target is not None:
+                paused = await _pause_interrupted(created[0], target, again)
     finally:
         stopped.cancel()
         if stack is not None:
@@ -400,14 +496,60 @@ async def _run(
             import shutil
 
             await asyncio.to_thread(shutil.rmtree, own_auth, True)
-    finished = not work.cancelled() and work.exception() is None
-    if received and not finished:  # whatever the interrupted work ended with
-        _say_interrupted(args, created[0] if created else None)
+    if received and not _finished(work):  # whatever the interrupted work ended with
+        _say_interrupted(args, created[0].id if created else None, paused)
         return 128 + received[0]
     return work.result()
 
 
-def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
+def _finished(work: asyncio.Future[Any]) -> bool:
+    return not work.cancelled() and work.exception() is None
+
+
+async def _pause_interrupted(config: TournamentConfig, settings: ConnectionSettings, again: asyncio.Event) -> str:
+    """Pause every open table of the interrupted tournament (reason "tournament <id>
+    interrupted"), so that no seat times out while nobody plays: best effort, within
+    ``PAUSE_WITHIN`` seconds in all (a second signal stops waiting). ``--resume`` resumes
+    them. Returns what to add to the interrupted line (empty if no table was open)."""
+    from protocol.tournament import schedule
+
+    from .tournament import set_paused
+
+    tables = [t.table for t in schedule(config)]  # a table not opened or finished answers so: skipped
+
+    async def pause() -> dict[str, Any]:
+        nc = await open_connection(settings, patience=2.0, name="skat-tournament-pause")
+        try:
+            reason = f"tournament {config.id} interrupted"
+            return await set_paused(nc, tables, True, reason, timeout=2.0, patience=2.0)
+        finally:
+            await nc.close()
+
+    task = asyncio.ensure_future(pause())
+    second = asyncio.ensure_future(again.wait())
+    try:
+        await asyncio.wait({task, second}, timeout=PAUSE_WITHIN, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        second.cancel()
+    hint = f"their clocks run on until `skat pause {config.id}`"
+    if not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=1.0)
+        return f"; its tables were not paused in time ({hint})"
+    error = task.exception() if not task.cancelled() else asyncio.CancelledError()
+    if error is not None:
+        return f"; its tables could not be paused ({' '.join(str(error).split()) or type(error).__name__}: {hint})"
+    replies = task.result()
+    done = sum(r is not None and r.ok for r in replies.values())
+    missing = sum(r is None or (not r.ok and r.code not in ("table_closed", "no_table")) for r in replies.values())
+    if not done and not missing:
+        return ""
+    if not missing:
+        return f"; its {done} open table{'s are' if done != 1 else ' is'} paused (no clock runs meanwhile)"
+    return f"; {done} of its {done + missing} open tables paused, {missing} did not answer ({hint})"
+
+
+def _say_interrupted(args: argparse.Namespace, tid: str | None, paused: str = "") -> None:
     print(file=sys.stdout, flush=True)  # end a progress bar's line
     if tid is None:
         print("interrupted before the tournament was created: nothing to resume", file=sys.stderr, flush=True)
@@ -419,7 +561,7 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None) -> None:
         flags.append(f"--nats {safe_servers(args.nats, scheme=True)}")
     if args.auth:
         flags.append(f"--auth {args.auth}")
-    print(f"interrupted; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
+    print(f"interrupted{paused}; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
 async def _live_page(args: argparse.Namespace, stack: Any) -> Any:
@@ -457,7 +599,7 @@ async def _tournament(
     settings: ConnectionSettings | None,
     defaults: dict[str, Any],
     stack: Any,
-    on_created: Callable[[str], None],
+    on_created: Callable[[TournamentConfig], None],
 ) -> int:
     """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
     from .tournament import TournamentLog, format_standings, run_tournament
@@ -485,9 +627,7 @@ async def _tournament(
                 _announce(state_config, stack, settings)
         if config is not None:
             _announce(config, stack, settings)
-        results = await run_tournament(
-            nc, config, resume=args.resume, out_dir=args.out, on_created=lambda c: on_created(c.id)
-        )
+        results = await run_tournament(nc, config, resume=args.resume, out_dir=args.out, on_created=on_created)
     finally:
         await nc.close()
         if page is not None:
@@ -542,9 +682,11 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
             f"Remote player {player}: connect to {url}, e.g. skat bot heuristic --player {player} --nats {url}{files}"
         )
     where = "this machine only (loopback)" if stack is not None and auth is None else url
+    limit = config.rules.max_timeouts
+    withdrawn = f"; {limit} in a row withdraw it: it forfeits" if limit else ""
     print(
         f"(the tables open now: a remote player's moves time out, {config.rules.turn_seconds:g} s each, "
-        f"until it connects; reachable from {where})\n",
+        f"until it connects{withdrawn}; reachable from {where})\n",
         flush=True,
     )
 
@@ -564,6 +706,9 @@ def tournament_main(args: argparse.Namespace, intro: bool = False, defaults: dic
         if not store.is_dir():
             raise UsageError(f"--resume {args.resume}: no tournament store in {store} (give --out DIR or --nats URL)")
     settings = from_args(args, default=None)
+    # The results (and a local stack's store) go into --out: a file there, or a directory
+    # nothing can be written in, is one line now, not a traceback after the last deal.
+    writable_dir(args.out, "--out")
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     try:
         import uvloop

@@ -63,6 +63,39 @@ MISTAKES: dict[str, tuple[list[str], str]] = {
     ),
     "iss check of a missing file": (["iss", "check", "{tmp}/missing.sgf"], "missing.sgf"),
     "iss check of a directory": (["iss", "check", "{tmp}"], "directory"),
+    "a guessable seed with a remote player": (
+        ["tournament", "--remote", "ann", "--seed", "league-2026"],
+        "carry 128 bits",
+    ),
+    "a short hex seed with a remote player": (
+        ["tournament", "--remote", "ann", "--seed", "0123abcd"],
+        'python -c "import secrets; print(secrets.token_hex(16))"',
+    ),
+    "a repetitive seed with people": (
+        ["tournament", "--remote", "ann", "--human", "--seed", "League2026" * 4],
+        "repeats 'League2026'",
+    ),
+    "a passphrase seed with a remote player": (
+        ["tournament", "--remote", "ann", "--seed", "my-secret-seed-for-the-spring-league"],
+        "upper- and lower-case",
+    ),
+    "a remote player named as a built-in bot": (["tournament", "--remote", "heuristic"], "built-in bot 'heuristic'"),
+    "a remote player named as a second built-in bot": (
+        ["tournament", "--remote", "Random-2", "--bots", "random,random"],
+        "built-in bot 'random'",
+    ),
+    "negative max-timeouts": (["tournament", "--max-timeouts", "-1"], "--max-timeouts must be 0"),
+    "--out is a file": (["tournament", "--out", "{tmp}/syntax.toml"], "--out {tmp}/syntax.toml: is a file"),
+    "--out under a file": (["run", "--out", "{tmp}/syntax.toml/runs"], "not a directory"),
+    "iss export under a file": (
+        ["iss", "export", "{run}/archive.jsonl", "--out", "{tmp}/syntax.toml/x.sgf"],
+        "--out {tmp}/syntax.toml/x.sgf: not a directory",
+    ),
+    "iss export onto a full disk": (["iss", "export", "{run}/archive.jsonl", "--out", "/dev/full"], "no space"),
+    "iss import into a file": (["iss", "import", "{tmp}/syntax.toml", "--out", "{tmp}/syntax.json"], "is a file"),
+    "pause a bad id": (["pause", "bad id!"], "must be 1-64"),
+    "resume a bad id": (["resume", "t*"], "must be 1-64"),
+    "pause with a long reason": (["pause", "t-1", "--reason", "x" * 201], "at most 200 characters"),
 }
 
 
@@ -89,13 +122,14 @@ def test_a_mistake_is_one_line_and_exit_code_2(
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith(f"skat {argv[0]}"), lines[0]
-    assert says.lower() in lines[0].lower(), lines[0]
+    assert says.format(**places).lower() in lines[0].lower(), lines[0]
 
 
 def test_a_mistaken_tournament_creates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Refused before a server, a store or a results directory exists."""
     monkeypatch.delenv("SKAT_NATS_URL", raising=False)
-    for argv in (["--groups", "0"], ["--rounds", "0"], ["--bots", "random,random"]):
+    for argv in (["--groups", "0"], ["--rounds", "0"], ["--bots", "random,random"], ["--remote", "random-3"],
+                 ["--remote", "ann", "--seed", "weak"], ["--max-timeouts", "-2"]):  # fmt: skip
         assert main(["tournament", *argv, "--out", str(tmp_path / "runs")]) == 2
     assert not (tmp_path / "runs").exists()
 
