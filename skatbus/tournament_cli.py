@@ -86,7 +86,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)"
     )
     p.add_argument("--rounds", type=int, default=8, help="rounds per table (a round is one deal per player)")
-    p.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="no seat rotation of the same deals")
+    p.add_argument(
+        "--no-duplicate",
+        dest="duplicate",
+        action="store_false",
+        help="no seat rotation of the same deals (always off with remote players)",
+    )
     p.add_argument(
         "--seed",
         default=None,
@@ -401,7 +406,9 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         formats=formats,
         rules=rules,
         groups=args.groups,
-        duplicate=args.duplicate,
+        # Seat rotations of one deal would show a remote entrant the same cards at several
+        # tables (at once, or again later): duplicate mode is for built-in bots only.
+        duplicate=args.duplicate and not args.remote,
         seed=seed,
     )
 
@@ -473,7 +480,8 @@ async def _run(
             again.set()  # a second Ctrl-C: no more waiting for pauses
 
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too: a closed terminal is an interruption like any other (pause, say how to resume).
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, on_signal, sig)
     created: list[TournamentConfig] = []
     work = asyncio.ensure_future(_tournament(args, intro, settings, defaults, stack, created.append))
@@ -561,6 +569,11 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None, paused: str = ""
         flags.append(f"--nats {safe_servers(args.nats, scheme=True)}")
     if args.auth:
         flags.append(f"--auth {args.auth}")
+    if args.human:
+        # The people's stack keeps its store under its own users' account: resume it the same way.
+        if args.bots is not None:
+            flags.append(f"--bots {args.bots}")
+        flags += [f"--remote {r}" for r in args.remote] + ["--human"]
     print(f"interrupted{paused}; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
@@ -664,12 +677,11 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
     """The tournament's id, its seats and tables, and for every remote player how to connect."""
     tables = config.groups * (config.rules.players if config.duplicate else 1)
     seating = ", ".join(e if e in config.bots else f"{e} (remote)" for e in config.entrants)
-    print(
-        f"Tournament {config.id}: {seating}; {tables} tables of {config.rules.deals} deals"
-        f"{' (duplicate: every deal once per seat rotation)' if config.duplicate else ''}.\n",
-        flush=True,
-    )
     remote = [e for e in config.entrants if e not in config.bots]
+    mode = " (duplicate: every deal once per seat rotation)" if config.duplicate else ""
+    if remote and not config.duplicate:
+        mode = " (no duplicate rotations with remote players: they would see one deal's hands at several tables)"
+    print(f"Tournament {config.id}: {seating}; {tables} tables of {config.rules.deals} deals{mode}.\n", flush=True)
     if not remote:
         return
     url = safe_servers(settings.servers, scheme=True)

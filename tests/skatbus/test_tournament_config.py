@@ -128,3 +128,21 @@ def test_a_remote_player_cannot_take_a_built_in_bots_name(player: str) -> None:
 @pytest.mark.parametrize("player", ["ann", "randomizer", "my-heuristic", "heuristics"])
 def test_other_remote_ids_are_fine(player: str) -> None:
     check_args(_parse(["--remote", player]))
+
+
+def test_remote_players_never_play_duplicate_rotations() -> None:
+    """Rotations of one deal seat the same entrants at several tables: a remote entrant would
+    hold different hands of the same deal at once (30 of 32 cards) or meet a deal it has seen."""
+    config = config_from(_parse(["--remote", "ann"]))
+    assert not config.duplicate
+    specs = schedule(config)
+    assert len({s.seed for s in specs}) == len(specs)  # no two tables deal the same cards
+    assert config_from(_parse([])).duplicate  # built-in bots keep them
+
+
+def test_an_interrupted_human_tournament_says_to_resume_with_its_people(capsys: pytest.CaptureFixture[str]) -> None:
+    from skatbus.tournament_cli import _say_interrupted
+
+    _say_interrupted(_parse(["--remote", "ann", "--human", "--bots", "random,random"]), "t-1")
+    line = capsys.readouterr().err.strip()
+    assert "--resume t-1" in line and "--human" in line and "--remote ann" in line and "--bots random,random" in line
