@@ -101,6 +101,11 @@ class TournamentLog:
         await ensure_stream(self.js, config, self.patience)
 
     async def read(self, tid: str) -> list[TournamentEvent]:
+        """The tournament's events, read again while the stream is briefly away (a leader
+        election after a node was lost: ``--resume`` must not fail on it)."""
+        return await patiently(lambda: self._read(tid), self.patience, "reading the tournament log")
+
+    async def _read(self, tid: str) -> list[TournamentEvent]:
         out: list[TournamentEvent] = []
         try:
             info = await self.js.stream_info(STREAM, subjects_filter=f"skat.tournament.{tid}")
@@ -146,7 +151,9 @@ class TournamentLog:
     async def _landed(self, tid: str, my_id: str) -> int | None:
         """The sequence of the tournament's last event if it is the one with ``my_id``."""
         with contextlib.suppress(Exception):
-            last = await self.js.get_last_msg(STREAM, f"skat.tournament.{tid}")
+            last = await patiently(
+                lambda: self.js.get_last_msg(STREAM, f"skat.tournament.{tid}"), self.patience, "the tournament log"
+            )
             if (last.headers or {}).get("Nats-Msg-Id") == my_id:
                 return int(last.seq or 0)
         return None
