@@ -256,7 +256,9 @@ def up(
     # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then leaves it so.
     # SIGHUP: a closed terminal stops the stack like Ctrl-C (the children, in process groups of
     # their own, do not get it: nats-server would take it for "reload the configuration").
-    stopping = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    # Not where SIGHUP is ignored already (``nohup skat up``): the user asked to outlive the terminal.
+    hangup = hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN
+    stopping = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hangup else [])
     previous = {sig: signal.signal(sig, _interrupt) for sig in stopping}
     code = 0
     try:

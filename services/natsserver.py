@@ -82,7 +82,8 @@ class StoreLock:
             raise StoreUnusable(f"the store {store_dir} cannot be created: {reason.lower()}") from None
         path = os.path.join(store_dir, LOCK_FILE)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # Never through a symbolic link: the lock file is truncated and rewritten.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except OSError as exc:
             reason = (exc.strerror or str(exc)).lower()
             raise StoreUnusable(f"the store {store_dir} cannot be used: {path}: {reason}") from None

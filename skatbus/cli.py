@@ -186,6 +186,7 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
     from services.certs import CertError
     from services.connection import SettingsError, Unreachable
     from services.natsserver import StartRefused
+    from services.store import Unavailable
 
     from .errors import UsageError
 
@@ -198,6 +199,8 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
         return _say(args, f"{exc.filename}: {reason}" if exc.filename else reason, 2)
     except Unreachable as exc:
         return _say(args, str(exc), 1)
+    except Unavailable as exc:  # the store did not answer (no JetStream, or not for this user)
+        return _say(args, f"{exc} (does this server run JetStream, and may this user use it?)", 1)
     except KeyboardInterrupt:
         return _say(args, "interrupted", 130)
     except BrokenPipeError:  # `skat tournament | head`: the reader is gone, so is the output

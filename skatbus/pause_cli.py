@@ -44,6 +44,13 @@ def register(subparsers: Any) -> None:
                 default="paused by the operator",
                 help=f"shown to the players while the table is paused (at most {MAX_REASON} characters)",
             )
+        if name == "resume":
+            p.add_argument(
+                "--force",
+                action="store_true",
+                help="resume a tournament's tables even when no runner plays its built-in bots (they would "
+                "time out and forfeit)",
+            )
         add_connection_arguments(p)
         p.add_argument(
             "--connect-timeout",
@@ -82,6 +89,12 @@ async def _pause(args: argparse.Namespace, settings: Any, reason: str) -> int:
         if state.config is not None and not tables:
             print(f"tournament {args.id} has finished: no table to {args.command}")
             return 0
+        if state.config is not None and state.config.bots and not args.paused and not args.force:
+            if not await _runner_present(nc, args.id):
+                raise UsageError(
+                    f"tournament {args.id} has built-in bots and no runner plays them now: resume it with "
+                    f"skat tournament --resume {args.id} (which resumes its tables), or --force"
+                )
         replies = await set_paused(nc, tables, args.paused, reason, timeout=2.0, patience=5.0)
     finally:
         await nc.close()
@@ -94,3 +107,15 @@ async def _pause(args: argparse.Namespace, settings: Any, reason: str) -> int:
         print(f"{table}: {pause_outcome(reply, args.paused)}")
         failed += reply is None or (not reply.ok and reply.code not in ("table_closed", "no_table"))
     return 1 if failed else 0
+
+
+async def _runner_present(nc: Any, tid: str) -> bool:
+    """Whether the runner of tournament ``tid`` is running (it plays the built-in bots: resumed
+    without it, they would time out, be withdrawn and forfeit)."""
+    from .tournament import runner_subject
+
+    try:
+        await nc.request(runner_subject(tid), b"", timeout=1.5)
+        return True
+    except Exception:
+        return False

@@ -64,6 +64,11 @@ from .ratings import write_ratings
 STREAM = "SKATTOUR"
 
 
+def runner_subject(tid: str) -> str:
+    """Answered by a tournament's running runner: the one process that plays its built-in bots."""
+    return f"skat.runner.{tid}"
+
+
 class TournamentRefused(UsageError, ValueError):
     """A tournament that must not start: its id is taken, its results exist, nothing by that
     id can be resumed. One line for the user (``skat`` exits 2 with it)."""
@@ -274,6 +279,13 @@ async def run_tournament(
         for entrant, bot in config.bots.items()
     ]
     subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
+
+    async def present(msg: Msg) -> None:  # ``skat resume`` asks whether the bots' runner is here
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await nc.publish(msg.reply, b"{}")
+
+    subs.append(await nc.subscribe(runner_subject(config.id), cb=present))
     listener = Listener(nc, [e for e in config.entrants if e not in config.bots], watch.pending)
     try:
         await listener.start()

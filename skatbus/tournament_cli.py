@@ -287,6 +287,9 @@ def seed_weakness(seed: str) -> str | None:
     if re.fullmatch(r"[0-9a-fA-F]+", seed):
         if n < 32:
             return f"{n} hex digits carry {4 * n} bits at most, want 32 or more"
+        raw = bytes.fromhex(seed[: n - n % 2])
+        if all(32 <= b < 127 for b in raw):
+            return "it is text written in hex (a date, a word), not random bytes"
     elif re.fullmatch(r"[A-Za-z0-9_-]+", seed):
         if n < 22:
             return f"{n} base64url characters carry {6 * n} bits at most, want 22 or more"
@@ -296,6 +299,8 @@ def seed_weakness(seed: str) -> str | None:
         return "want a hex string (32+ digits) or a base64url token (22+ characters of A-Z a-z 0-9 - _)"
     if len(set(seed)) < 8:
         return f"it uses only {len(set(seed))} different characters"
+    if re.search(r"(.)\1{6}", seed):
+        return "it holds a run of seven or more equal characters"
     for period in range(1, n // 2 + 1):
         if all(seed[i] == seed[i - period] for i in range(period, n)):
             return f"it repeats {seed[:period]!r}"
@@ -480,8 +485,10 @@ async def _run(
             again.set()  # a second Ctrl-C: no more waiting for pauses
 
     loop = asyncio.get_running_loop()
-    # SIGHUP too: a closed terminal is an interruption like any other (pause, say how to resume).
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    # SIGHUP too: a closed terminal is an interruption like any other (pause, say how to resume),
+    # unless it is ignored already (``nohup skat tournament``: meant to outlive the terminal).
+    hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN else []
+    for sig in (signal.SIGINT, signal.SIGTERM, *hangup):
         loop.add_signal_handler(sig, on_signal, sig)
     created: list[TournamentConfig] = []
     work = asyncio.ensure_future(_tournament(args, intro, settings, defaults, stack, created.append))

@@ -146,3 +146,11 @@ def test_an_interrupted_human_tournament_says_to_resume_with_its_people(capsys: 
     _say_interrupted(_parse(["--remote", "ann", "--human", "--bots", "random,random"]), "t-1")
     line = capsys.readouterr().err.strip()
     assert "--resume t-1" in line and "--human" in line and "--remote ann" in line and "--bots random,random" in line
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [b"2026-12-01T21:41:05".hex(), b"2026-12-01 21:41".hex(), "9f3a7c21e4b80d56" + "0" * 16],
+)
+def test_hex_of_text_or_a_long_run_is_refused(seed: str) -> None:
+    assert seed_weakness(seed) is not None

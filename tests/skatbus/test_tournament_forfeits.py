@@ -245,6 +245,9 @@ async def test_an_interrupted_tournament_pauses_its_tables_and_resume_finishes_t
         assert len(await store.read(table)) == len(log), f"{table} went on while paused"
     code, said, _ = await _skat("pause", "tp", "--nats", stack.url)
     assert code == 0 and said.splitlines() == [f"{t}: already paused" for t in tables]
+    # Nobody plays the built-in bots now: resuming the clocks would make them forfeit.
+    code, _, err = await _skat("resume", "tp", "--nats", stack.url)
+    assert code == 2 and "no runner plays them" in err and "--resume tp" in err, err
     # The remote entrant connects now; --resume resumes the tables and the tournament ends.
     ghost_nc = await nats.connect(stack.url)
     ghost = RemotePlayer(ghost_nc, "ghost", SteppingRandomBot("ghost"))
