@@ -332,6 +332,25 @@ def add_arguments(parser: argparse.ArgumentParser, nats_help: str | None = None)
     )
 
 
+def add_connect_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--connect-timeout``, the same on every command that connects (``connect_patience``)."""
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a server that does not answer after this long; 0: wait for ever "
+        "(default: $SKAT_CONNECT_TIMEOUT, else 10)",
+    )
+
+
+def check_connect_timeout(args: argparse.Namespace) -> None:
+    """Refuse a negative ``--connect-timeout`` (``SettingsError``: one line, exit code 2)."""
+    value = getattr(args, "connect_timeout", None)
+    if value is not None and value < 0:
+        raise SettingsError("--connect-timeout must be 0 (wait for ever) or more")
+
+
 def from_args(args: argparse.Namespace, default: str | None = DEFAULT_URL) -> ConnectionSettings | None:
     """The settings a command was given; None when no server was named and ``default`` is
     None (``skat up`` and ``skat tournament`` then start their own)."""

@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
     from services.connection import add_arguments as add_connection_arguments
+    from services.connection import add_connect_timeout
 
     from .tournament_cli import add_arguments
 
@@ -99,14 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
     for p in (bot, upp):
-        p.add_argument(
-            "--connect-timeout",
-            type=float,
-            default=None,
-            metavar="SECONDS",
-            help="give up on a server that does not answer after this long; 0: wait for ever "
-            "(default: $SKAT_CONNECT_TIMEOUT, else 10)",
-        )
+        add_connect_timeout(p)
     auth = sub.add_parser(
         "auth",
         help="write a nats-server configuration with one NKey user per player",

@@ -18,7 +18,7 @@ from typing import Any
 
 from protocol.subjects import check_token
 from services.connection import add_arguments as add_connection_arguments
-from services.connection import connect_patience, from_args, open_connection
+from services.connection import add_connect_timeout, check_connect_timeout, connect_patience, from_args, open_connection
 
 from .errors import UsageError
 
@@ -52,13 +52,7 @@ def register(subparsers: Any) -> None:
                 "time out and forfeit)",
             )
         add_connection_arguments(p)
-        p.add_argument(
-            "--connect-timeout",
-            type=float,
-            default=None,
-            metavar="SECONDS",
-            help="give up on a server that does not answer after this long (default: $SKAT_CONNECT_TIMEOUT, else 10)",
-        )
+        add_connect_timeout(p)
         p.set_defaults(handler=cmd_pause, paused=name == "pause")
 
 
@@ -70,8 +64,7 @@ def cmd_pause(args: argparse.Namespace) -> int:
     reason = getattr(args, "reason", "")
     if len(reason) > MAX_REASON:
         raise UsageError(f"--reason is at most {MAX_REASON} characters, not {len(reason)}")
-    if args.connect_timeout is not None and args.connect_timeout < 0:
-        raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
+    check_connect_timeout(args)
     settings = from_args(args)
     assert settings is not None
     return asyncio.run(_pause(args, settings, reason))

@@ -25,7 +25,15 @@ from protocol.rules import Rules
 from protocol.subjects import check_token
 from protocol.tournament import TournamentConfig
 from services import logs
-from services.connection import ConnectionSettings, connect_patience, from_args, open_connection, safe_servers
+from services.connection import (
+    ConnectionSettings,
+    add_connect_timeout,
+    check_connect_timeout,
+    connect_patience,
+    from_args,
+    open_connection,
+    safe_servers,
+)
 from services.connection import add_arguments as add_connection_arguments
 
 from .bots import BOTS
@@ -134,13 +142,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="start the local stack with the users `skat auth --out DIR` wrote (remote players then need "
         "their DIR/<ID>.nk); not with --nats",
     )
-    p.add_argument(
-        "--connect-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="give up on a server that does not answer after this long (default: $SKAT_CONNECT_TIMEOUT, else 10)",
-    )
+    add_connect_timeout(p)
     p.add_argument("--out", default="runs", help="directory for the results (and, for the local stack, its store)")
     p.add_argument(
         "--no-web",
@@ -249,8 +251,7 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--turn-seconds must be a number of seconds above 0, not {args.turn_seconds}")
     if args.max_timeouts < 0:
         raise UsageError(f"--max-timeouts must be 0 (never withdraw a seat) or more, not {args.max_timeouts}")
-    if args.connect_timeout is not None and args.connect_timeout < 0:
-        raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
+    check_connect_timeout(args)
     if args.auth and (args.nats or os.environ.get("SKAT_NATS_URL")):
         raise UsageError("--auth starts a local stack with those users; with --nats, that server has its own")
     if args.id is not None:

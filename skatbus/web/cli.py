@@ -22,7 +22,14 @@ from typing import Any
 
 from protocol.subjects import check_token, log_subject
 from services import logs
-from services.connection import ConnectionSettings, connect_patience, from_args, read_credentials
+from services.connection import (
+    ConnectionSettings,
+    add_connect_timeout,
+    check_connect_timeout,
+    connect_patience,
+    from_args,
+    read_credentials,
+)
 from services.connection import add_arguments as add_connection_arguments
 
 from ..errors import UsageError
@@ -101,13 +108,7 @@ def _listen_arguments(p: argparse.ArgumentParser) -> None:
         "--tls-cert", default=None, metavar="FILE", help="serve the page over HTTPS with this certificate (PEM)"
     )
     p.add_argument("--tls-key", default=None, metavar="FILE", help="... and its private key")
-    p.add_argument(
-        "--connect-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="give up on a server that does not answer after this long; 0: wait for ever (default: $SKAT_CONNECT_TIMEOUT, else 10)",
-    )
+    add_connect_timeout(p)
 
 
 def _listen(args: argparse.Namespace) -> tuple[str, int, ssl.SSLContext | None]:
@@ -148,8 +149,7 @@ def web_main(args: argparse.Namespace) -> int:
         raise UsageError("--seat-creds is for one --seat; with more, use --auth DIR")
     if args.auth and (args.creds or args.seat_creds):
         raise UsageError("--auth DIR has the credentials: give neither --creds nor --seat-creds")
-    if args.connect_timeout is not None and args.connect_timeout < 0:
-        raise UsageError("--connect-timeout must be 0 (wait for ever) or more")
+    check_connect_timeout(args)
     seats: dict[str, ConnectionSettings] = {}
     if args.auth:
         from services.auth import load_auth

@@ -12,17 +12,7 @@ from pathlib import Path
 
 import pytest
 
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    """SIGTERM first, so that the command stops its server and services (SIGKILL would orphan
-    them); SIGKILL only if it does not end."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+from tests.skatbus.commands import stop_gently
 
 
 def test_skat_run_serves_the_live_page_while_it_plays(tmp_path: Path) -> None:
@@ -49,7 +39,7 @@ def test_skat_run_serves_the_live_page_while_it_plays(tmp_path: Path) -> None:
         assert proc.wait(timeout=240) == 0
         assert "Results:" in rest
     finally:
-        _stop(proc)
+        stop_gently(proc)
 
 
 def test_no_web_leaves_the_page_out(tmp_path: Path) -> None:
@@ -94,7 +84,7 @@ def test_a_human_entrant_gets_a_seat_page_in_a_tournament(tmp_path: Path) -> Non
         proc.send_signal(15)
         assert proc.wait(timeout=60) == 143
     finally:
-        _stop(proc)
+        stop_gently(proc)
 
 
 def test_human_without_remote_players_is_one_line(tmp_path: Path) -> None:

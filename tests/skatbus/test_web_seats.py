@@ -41,6 +41,7 @@ from skatbus.player import RemotePlayer
 from skatbus.tournament import TournamentLog
 from skatbus.web.server import SEAT_COOKIE, WATCH_COOKIE, WebServer
 from tests.bus import Stack, open_table
+from tests.skatbus.commands import stop_gently
 
 TOKEN = re.compile(r"token=([A-Za-z0-9_-]+)")
 
@@ -310,19 +311,9 @@ def _private_dir(cmd: list[str]) -> Path:
     return folder
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def _printed(proc: subprocess.Popen[str], pattern: str, count: int = 1) -> list[re.Match[str]]:
     """The first ``count`` matches of ``pattern`` in the command's output (its lines are read
-    in a thread; a command that hangs is stopped by the test's ``_stop``, which ends the read)."""
+    in a thread; a command that hangs is stopped by the test's ``stop_gently``, which ends the read)."""
     return await asyncio.wait_for(asyncio.to_thread(_lines_until, proc, pattern, count), 180)
 
 
@@ -360,7 +351,7 @@ async def test_skat_play_runs_its_server_with_users(tmp_path: Path) -> None:
         assert await asyncio.to_thread(proc.wait, 60) in (0, 143)  # stopped by the signal, either way
         assert not keys.exists(), "the keys were left behind"
     finally:
-        _stop(proc)
+        stop_gently(proc)
 
 
 async def test_human_tournament_seats_get_their_own_tokens_and_the_server_has_users(tmp_path: Path) -> None:
@@ -393,4 +384,4 @@ async def test_human_tournament_seats_get_their_own_tokens_and_the_server_has_us
         assert await asyncio.to_thread(proc.wait, 60) == 143
         assert not keys.exists(), "the keys were left behind"
     finally:
-        _stop(proc)
+        stop_gently(proc)
