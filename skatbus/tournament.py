@@ -281,7 +281,7 @@ async def run_tournament(
     subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
 
     async def present(msg: Msg) -> None:  # ``skat resume`` asks whether the bots' runner is here
-        if msg.reply:
+        if is_inbox(msg.reply):  # an inbox only: never a subject of the log's, whoever asks
             with contextlib.suppress(Exception):
                 await nc.publish(msg.reply, b"{}")
 
