@@ -98,10 +98,9 @@ class _ScriptedJsonPlayer:
 
     async def _on_update(self, msg: Msg) -> None:
         update = json.loads(msg.data)
-        view = update["view"]
-        if view.get("phase") in ("between_deals", "closed") or view.get("deal", 0) > 1:
+        if _ends_the_deal(update):
             self.done.set()
-        if update.get("your_turn"):
+        if update.get("your_turn") and not self.done.is_set():
             self.prompts.put_nowait((msg.subject, update))
 
     async def _answer(self, subject: str, update: dict[str, Any]) -> None:
@@ -153,7 +152,7 @@ async def record_transcript(settings: ConnectionSettings) -> list[str]:
         if not reply.ok:
             raise CheckError(f"cannot open the transcript's table: {reply.code}: {reply.reason}")
         await asyncio.wait_for(ann.done.wait(), 60.0)
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(_every_request_answered(traffic), 10.0)
     finally:
         await ann.stop()
         for p in players:
@@ -162,20 +161,39 @@ async def record_transcript(settings: ConnectionSettings) -> list[str]:
         await ann_nc.close()
         await recorder.close()
     lines = []
+    ended = False
+    asked: set[str] = set()
     for direction, subject, reply_to, data in traffic.log:
         body = json.loads(data) if data.strip() else None
+        is_update = subject.startswith("skat.view.")
+        if ended and (is_update or direction == "send" or subject not in asked):
+            continue  # after the deal's end only the replies to what was sent before it
+        if direction == "send" and reply_to:
+            asked.add(reply_to)
         line: dict[str, Any] = {direction: subject}
         if reply_to:
             line["reply_to"] = reply_to
         line["data"] = body
         lines.append(json.dumps(line, ensure_ascii=False))
-        if (
-            body is not None
-            and subject.startswith("skat.view.")
-            and (body["view"].get("phase") in ("between_deals", "closed") or body["view"].get("deal", 0) > 1)
-        ):
-            break
+        if body is not None and is_update and _ends_the_deal(body):
+            ended = True
     return lines
+
+
+def _ends_the_deal(update: dict[str, Any]) -> bool:
+    view = update["view"]
+    return view.get("phase") in ("between_deals", "closed") or view.get("deal", 0) > 1
+
+
+async def _every_request_answered(traffic: Traffic) -> None:
+    """Wait until the recorder has seen a reply to every request the player sent: the reply
+    to the last command may reach it after the update that ends the deal."""
+    while True:
+        asked = {reply_to for direction, _, reply_to, _ in traffic.log if direction == "send" and reply_to}
+        answered = {subject for direction, subject, _, _ in traffic.log if direction == "receive"}
+        if asked <= answered:
+            return
+        await asyncio.sleep(0.01)
 
 
 def write_transcript(path: Path, lines: list[str]) -> None:
