@@ -8,11 +8,12 @@ read as ``UnknownEvent``, as in the store.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Union
 
 import msgspec
 
-from .events import BY_TAG, AnyEvent, Event, UnknownEvent
+from .events import Event, UnknownEvent
+from .registry import event_types
 
 
 class Line(msgspec.Struct):
@@ -24,7 +25,6 @@ class Line(msgspec.Struct):
 
 
 _LINE: Final = msgspec.json.Decoder(Line)
-_EVENT: Final = msgspec.json.Decoder(AnyEvent)
 _FIELDS: Final = msgspec.json.Decoder(dict[str, Any])
 
 
@@ -43,14 +43,26 @@ def decode_line(line: bytes | str) -> Line:
 def decode_event(raw: bytes) -> Event | UnknownEvent:
     """An archived event; an unknown type/version becomes ``UnknownEvent``."""
     try:
-        return _EVENT.decode(raw)
+        event: Event = _event_decoder().decode(raw)
+        return event
     except msgspec.ValidationError:
         fields = _FIELDS.decode(raw)
         tag = fields.get("type")
-        if isinstance(tag, str) and tag not in BY_TAG:
+        if isinstance(tag, str) and tag not in event_types():
             name, _, version = tag.partition("/")
             if version.isdigit():  # a newer event, archived as itself
                 return UnknownEvent(name, int(version))
             if not version and isinstance(fields.get("version"), int):  # an UnknownEvent, archived
                 return UnknownEvent(name, fields["version"])
         raise
+
+
+_DECODER: list[Any] = []
+
+
+def _event_decoder() -> Any:
+    """One JSON decoder of the tagged union of every registered game's events."""
+    if not _DECODER:
+        kinds = tuple(event_types().values())
+        _DECODER.append(msgspec.json.Decoder(Union[kinds]))  # noqa: UP007 (built at run time)
+    return _DECODER[0]

@@ -6,9 +6,7 @@ append the events it returns; a ``Rejection`` goes back to the sender as it is.
 
 from __future__ import annotations
 
-from typing import Final, Literal
-
-import msgspec
+from typing import Final
 
 from . import cards as C
 from .cards import CODES, INDEX
@@ -44,57 +42,23 @@ from .events import (
     SkatTaken,
 )
 from .games import Declaration
+from .rejection import BUSY, Rejection, RejectionCode, refuse_first, stale
 from .table import TableState, due
 
-RejectionCode = Literal[
-    "out_of_turn", "illegal", "not_seated", "no_deal", "busy", "table_closed", "malformed", "stale", "paused",
-    "withdrawn",
-]  # fmt: skip
-
-
-class Rejection(msgspec.Struct, frozen=True, kw_only=True, repr_omit_defaults=True):
-    """Why a command was refused; ``reason`` is meant for the player to read."""
-
-    code: RejectionCode
-    reason: str
-
+__all__ = ["Rejection", "RejectionCode", "decide", "default_action", "stale", "timeout"]
 
 _TURNLESS: Final = (Resign, ShowCards)
 
 
-def stale(state: TableState, command: Command) -> Rejection | None:
-    """Why a command stamped with the prompt it answers (``at``) is too late or too early for
-    the table as it stands, or None. ``state`` may be a cache behind the log: a command older
-    than the cache is then stale for good (the log only grows)."""
-    if command.at >= 0 and command.at != state.events:
-        return Rejection(
-            code="stale",
-            reason=f"this answers the prompt at position {command.at}, but the table is at {state.events}",
-        )
-    return None
-
-
 def decide(state: TableState, seat: int, command: Command) -> list[Event] | Rejection:
     """The events that ``seat`` doing ``command`` adds to the log, or a ``Rejection``."""
-    if state.closed:
-        return Rejection(code="table_closed", reason="the table is closed")
-    if not 0 <= seat < state.n:
-        return Rejection(code="not_seated", reason=f"seat {seat} is not at this table")
-    if state.paused:
-        why = f" ({state.pause_reason})" if state.pause_reason else ""
-        return Rejection(code="paused", reason=f"the table is paused{why}; you are prompted again when it resumes")
-    if state.defaulting == seat:
-        return Rejection(code="stale", reason="your turn timed out: the default action is being recorded")
-    if state.withdrawn(seat):
-        return Rejection(
-            code="withdrawn",
-            reason=f"you were withdrawn from this table after {state.missed[seat]} turns in a row timed out",
-        )
+    if (refused := refuse_first(state, seat)) is not None:
+        return refused
     deal = state.deal
     if deal is None or state.scored:
         return Rejection(code="no_deal", reason="no deal is in progress")
     if due(state) is not None:
-        return Rejection(code="busy", reason="the table is still recording the last action; retry")
+        return BUSY
     pos = state.pos_of.get(seat)
     if pos is None:
         return Rejection(code="not_seated", reason="you sit this deal out (you are the dealer)")

@@ -35,6 +35,20 @@ class TableOpened(Event, frozen=True, tag="table_opened/1"):
     """How each player wants its updates encoded (msgpack unless listed)."""
 
 
+class TableOpenedV2(Event, frozen=True, tag="table_opened/2"):
+    """A table of any game: ``game`` names it (``protocol.registry``) and ``rules`` are that
+    game's options by name (an option left out has its default). Skat tables are still opened
+    with ``table_opened/1`` (so every reader of today's logs keeps working); that version
+    means Skat."""
+
+    table: str
+    game: str
+    players: list[str]
+    rules: dict[str, Any] = {}
+    seed: str = ""
+    formats: dict[str, Literal["msgpack", "json"]] = {}
+
+
 class DealDealt(Event, frozen=True, tag="deal_dealt/1"):
     deal: int
     """1-based number of the deal at this table."""
@@ -168,7 +182,7 @@ class TableClosed(Event, frozen=True, tag="table_closed/1"):
 
 
 AnyEvent = (
-    TableOpened | DealDealt | BidMade | BidHeld | Passed | BiddingWon | AllPassed | SkatTaken
+    TableOpened | TableOpenedV2 | DealDealt | BidMade | BidHeld | Passed | BiddingWon | AllPassed | SkatTaken
     | Discarded | GameDeclared | KontraSaid | ReSaid | CardPlayed | TrickTaken | CardsShown
     | Resigned | DealEnded | DealScored | PlayerTimedOut | TableClosed | SeatWithdrawn | TablePaused
     | TableResumed
@@ -205,35 +219,51 @@ class UnknownEvent(msgspec.Struct, frozen=True):
 class Codec:
     """Encodes and decodes events in their envelope, in msgpack or JSON.
 
-    Decoding an unknown type or version gives ``UnknownEvent`` instead of an error; a known type
-    with a broken payload raises ``msgspec.DecodeError`` / ``ValidationError``.
+    Every registered game's events are known (``protocol.registry``). Decoding an unknown type
+    or version gives ``UnknownEvent`` instead of an error; a known type with a broken payload
+    raises ``msgspec.DecodeError`` / ``ValidationError``.
     """
 
     def __init__(self, fmt: str = "msgpack") -> None:
         if fmt == "msgpack":
             self._encoder: Any = msgspec.msgpack.Encoder()
             self._envelope: Any = msgspec.msgpack.Decoder(Envelope)
-            self._payloads = {tag: msgspec.msgpack.Decoder(t) for tag, t in BY_TAG.items()}
+            self._decoder: Any = msgspec.msgpack.Decoder
         elif fmt == "json":
             self._encoder = msgspec.json.Encoder()
             self._envelope = msgspec.json.Decoder(Envelope)
-            self._payloads = {tag: msgspec.json.Decoder(t) for tag, t in BY_TAG.items()}  # type: ignore[misc]
+            self._decoder = msgspec.json.Decoder
         else:
             raise ValueError(f"unknown format {fmt!r}: msgpack or json")
         self.format = fmt
-        self._names = {t: split_tag(tag) for t, tag in TAGS.items()}
+        self._payloads: dict[str, Any] = {}
+        self._names: dict[type, tuple[str, int]] = {}
+
+    def _load(self) -> None:
+        """The decoders of every registered game's events (on first use: the games import this
+        module, so the registry cannot be asked while it is being imported)."""
+        from .registry import event_types
+
+        by_tag = event_types()
+        self._payloads = {tag: self._decoder(t) for tag, t in by_tag.items()}
+        self._names = {t: split_tag(tag) for tag, t in by_tag.items()}
 
     def encode(self, event: Event) -> bytes:
+        if not self._names:
+            self._load()
         name, version = self._names[type(event)]
         data: bytes = self._encoder.encode(Envelope(name, version, msgspec.Raw(self._encoder.encode(event))))
         return data
 
     def decode(self, data: bytes) -> Event | UnknownEvent:
         env = self._envelope.decode(data)
+        if not self._payloads:
+            self._load()
         decoder = self._payloads.get(f"{env.type}/{env.version}")
         if decoder is None:
             return UnknownEvent(env.type, env.version)
-        return decoder.decode(env.payload)
+        event: Event = decoder.decode(env.payload)
+        return event
 
 
 MSGPACK: Final = Codec("msgpack")

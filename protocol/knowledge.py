@@ -72,7 +72,7 @@ class Knowledge:
             elif kind is DealDealt:
                 seats = e.seats  # type: ignore[union-attr]
             elif kind is GameDeclared:
-                game = e.game  # type: ignore[union-attr]
+                game = e.game  # type: ignore[union-attr,assignment]
         self.seats: tuple[int, ...] = seats
         """Table seats of forehand, middlehand and rearhand (the order of play)."""
         self.game: Declaration | None = game

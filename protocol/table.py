@@ -12,7 +12,7 @@ it (each owns some kinds, see ``OWNER``), and player commands wait until nothing
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import msgspec
 
@@ -64,6 +64,7 @@ from .events import (
     TrickTaken,
     UnknownEvent,
 )
+from .lifecycle import LogError as LogError
 from .rules import Rules
 from .scoring import DealResult, score
 
@@ -101,15 +102,6 @@ WRITER: Final[dict[type[Event], str]] = {
 }
 
 
-class LogError(Exception):
-    """The log does not follow the rules at event ``position`` (0-based)."""
-
-    def __init__(self, position: int, reason: str) -> None:
-        super().__init__(f"event {position}: {reason}")
-        self.position = position
-        self.reason = reason
-
-
 class SheetRow(msgspec.Struct, frozen=True, kw_only=True):
     """One line of the score sheet."""
 
@@ -122,6 +114,8 @@ class SheetRow(msgspec.Struct, frozen=True, kw_only=True):
 
 class TableState:
     """Everything about a table that its log implies. Build it with ``fold``."""
+
+    game: ClassVar[str] = "skat"
 
     __slots__ = (
         "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",

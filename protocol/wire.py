@@ -12,7 +12,6 @@ from typing import Any, Final, Literal
 import msgspec
 
 from .commands import AnyCommand
-from .rules import Rules
 from .views import PlayerView
 
 
@@ -29,11 +28,14 @@ class Reply(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults
 
 
 class OpenTable(msgspec.Struct, kw_only=True):
-    """Operator request: open a table (``skat.admin.open``)."""
+    """Operator request: open a table (``skat.admin.open``) of any registered game."""
 
     table: str
     players: list[str]
-    rules: Rules = Rules()
+    rules: Any = None
+    """The game's options: its rules struct (``protocol.rules.Rules`` for Skat), or the same by
+    name as a map (an option left out has its default); none: the standard rules."""
+    game: str = "skat"
     seed: str = ""
     formats: dict[str, Literal["msgpack", "json"]] = {}
     """Players that want JSON updates (msgpack is the default)."""

@@ -4,9 +4,6 @@ It also answers commands nobody can read, so that exactly one service replies to
 
 from __future__ import annotations
 
-from protocol.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
-from protocol.deal import Phase
-
 from .runtime import Service
 
 
@@ -19,6 +16,7 @@ class Bidding(Service):
     it lets bidding jump over the deal's play while the dealer deals, instead of reading the
     score back when the new deal comes, with the new deal's first bid on its way."""
     prompts = True
-    commands = (Bid, Hold, Pass, PickUpSkat, Discard, Declare, Kontra, Re)
     answers_malformed = True
-    phases = frozenset({Phase.BIDDING, Phase.SKAT, Phase.DISCARD, Phase.DECLARE, Phase.DOUBLING})
+    enforces_turns = True
+    """Its commands and the turns it enforces are the ones each game gives the bidding role
+    (``protocol.game``): Skat's bids, holds, passes, the skat, the declaration, Kontra and Re."""

@@ -8,7 +8,8 @@ import secrets
 import msgspec
 from nats.aio.msg import Msg
 
-from protocol.events import Event, TableOpened, TablePaused, TableResumed
+from protocol import registry
+from protocol.events import Event, TablePaused, TableResumed
 from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, check_token
 from protocol.wire import OpenTable, PauseTable, Reply, decode, sniff
 
@@ -44,8 +45,14 @@ class Dealer(Service):
                 raise ValueError("formats name players who are not at the table")
             if len(set(request.players)) != len(request.players):
                 raise ValueError("a player can hold only one seat")
-            if len(request.players) != request.rules.players:
-                raise ValueError(f"{len(request.players)} players for a {request.rules.players}-player table")
+            game = registry.get(request.game)
+            rules = request.rules
+            if not isinstance(rules, game.rules_type):
+                rules = msgspec.convert(rules or {}, game.rules_type)
+            low, high = game.players(rules)
+            if not low <= len(request.players) <= high:
+                table_of = f"{low}-player table" if low == high else f"{game.title} table of {low} to {high}"
+                raise ValueError(f"{len(request.players)} players for a {table_of}")
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
             await self._reply(msg, Reply(ok=False, code="malformed", reason=str(exc)), fmt, None)
             return
@@ -55,13 +62,13 @@ class Dealer(Service):
             if table.state.n:
                 reply = Reply(ok=False, code="exists", reason=f"table {request.table} is already open")
             else:
-                opened = TableOpened(
-                    table=request.table,
-                    players=request.players,
-                    rules=request.rules,
+                opened = game.open_event(
+                    request.table,
+                    request.players,
+                    rules,
                     # The seed decides every card: without one given, an unguessable one.
-                    seed=request.seed or secrets.token_hex(16),
-                    formats=request.formats,
+                    request.seed or secrets.token_hex(16),
+                    dict(request.formats),
                 )
                 try:
                     await self.append(table, [opened])

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from protocol.commands import PlayCard, Resign, ShowCards
-from protocol.deal import Phase
-
 from .runtime import Service
 
 
@@ -15,5 +12,6 @@ class Play(Service):
     doubling round, a passed-in Ramsch): its deadline (bidding sends its first prompt). Cards,
     tricks and the deal's end are play's own."""
     prompts = True
-    commands = (PlayCard, ShowCards, Resign)
-    phases = frozenset({Phase.PLAYING})
+    enforces_turns = True
+    """Its commands and the turns it enforces are the ones each game gives the play role
+    (``protocol.game``): Skat's cards, showing and resigning; every move of Thirty-one."""

@@ -24,9 +24,8 @@ from nats.js.api import KeyValueConfig, StreamConfig
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from protocol.registry import state_game
 from protocol.subjects import is_token, view_subject
-from protocol.table import TableState
-from protocol.views import view
 from protocol.wire import ENCODINGS, Update, encode
 
 from .store import EventStore, cluster_replicas, ensure_stream, patiently
@@ -87,7 +86,7 @@ class Prompter:
             self._formats.clear()
         self._formats[player] = fmt
 
-    async def format_for(self, state: TableState, player: str) -> str:
+    async def format_for(self, state: Any, player: str) -> str:
         """The player's own choice if it made one, else what the table was opened with."""
         if player not in self._formats and self.preferences is not None:
             try:
@@ -98,16 +97,16 @@ class Prompter:
                 if not self._warned:
                     self._warned = True
                     self.log.warning("preferences_unavailable", error=repr(exc))
-                return state.formats.get(player, "msgpack")
+                return str(state.formats.get(player, "msgpack"))
             self._remember(player, choice if choice in ENCODINGS else None)
-        return self._formats.get(player) or state.formats.get(player, "msgpack")
+        return self._formats.get(player) or str(state.formats.get(player, "msgpack"))
 
-    async def send(self, table_id: str, state: TableState, seat: int, deadline: float | None = None) -> None:
+    async def send(self, table_id: str, state: Any, seat: int, deadline: float | None = None) -> None:
         """Seat ``seat``'s view of the table: a turn prompt with its ``deadline`` (Unix time,
         ``runtime.Table.deadline``), or with None a plain view."""
         player = state.players[seat]
         update = Update(
-            view=view(state, seat),
+            view=state_game(state).view(state, seat),  # type: ignore[arg-type]  # any game's view
             your_turn=deadline is not None,
             deadline=deadline or 0.0,
             index=state.events,

@@ -42,9 +42,11 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from protocol.commands import Command
-from protocol.deal import Phase
-from protocol.decide import Rejection, decide, stale, timeout
 from protocol.events import DealDealt, DealScored, Event, UnknownEvent
+from protocol.lifecycle import LogError
+from protocol.registry import command_head, games_knowing, is_opening, new_state, role_in, state_game
+from protocol.rejection import Rejection, stale
+from protocol.skat_game import GAME as SKAT
 from protocol.subjects import (
     ADMIN_OPEN,
     PARTITIONS,
@@ -58,8 +60,7 @@ from protocol.subjects import (
     partition_log,
     partition_of,
 )
-from protocol.table import OWNER, WRITER, LogError, TableState, due
-from protocol.wire import OpenTable, Reply, decode, decode_command, encode, sniff
+from protocol.wire import OpenTable, Reply, decode, encode, sniff
 
 from . import logs, natsfast
 from .connection import each_reconnect
@@ -113,7 +114,8 @@ class Table:
     """A table in a service's cache."""
 
     id: str
-    state: TableState = field(default_factory=TableState)
+    state: Any = field(default_factory=new_state)
+    """The table's state as its game folds it (Skat's empty state until the first event names the game)."""
     last_seq: int = 0
     """Stream sequence of the last applied event."""
     stored_at: float | str = 0.0
@@ -151,7 +153,7 @@ class Table:
         partition over, or its connection to the broker came back). So time the services were
         away is never charged to a player. The prompt says it, and the deadline timer enforces it."""
         state = self.state
-        return max(self.last_time(), heard_since) + state.turn_seconds(state.to_move)
+        return max(self.last_time(), heard_since) + float(state.turn_seconds(state.to_move))
 
     def last_time(self) -> float:
         """Unix time at which the last applied event was stored."""
@@ -166,12 +168,11 @@ class Service:
     name: ClassVar[str] = "service"
     triggers: ClassVar[tuple[str, ...]] = ()
     """Event kinds (``card_played`` ...) the consumer delivers; ``("*",)`` for all."""
-    commands: ClassVar[tuple[type[Command], ...]] = ()
-    """Command types this service answers."""
     answers_malformed: ClassVar[bool] = False
     """Exactly one service answers commands that cannot be decoded."""
-    phases: ClassVar[frozenset[Phase]] = frozenset()
-    """Deal phases whose deadlines this service enforces."""
+    enforces_turns: ClassVar[bool] = False
+    """Whether this service enforces the deadline of a seat whose turn is in its role (the
+    game's ``turn_role``): bidding and play."""
     door: ClassVar[str] = "skat.cmd.{player}.*"
     """The subject through which a player reaches this service (if it answers players): all
     players through its wildcard, or each seated one through its own door while someone is
@@ -229,7 +230,10 @@ class Service:
     # --- lifecycle ---------------------------------------------------------------------
 
     def listens_to_players(self) -> bool:
-        return bool(self.commands or self.answers_malformed)
+        """Whether some game's commands are this role's to answer (or it answers the unreadable)."""
+        from protocol.registry import roles_answering
+
+        return self.name in roles_answering() or self.answers_malformed
 
     async def start(self) -> None:
         # A service parses the headers of every event it reads: swap in the faster parser for
@@ -337,6 +341,8 @@ class Service:
         if index != table.state.events:
             raise LookupError(f"{table.id}: event {index} arrived before {table.state.events}")
         try:
+            if index == 0 and is_opening(event):
+                table.state = new_state(event)  # the first event names the game
             table.state.apply(event)
         except LogError as exc:
             table.broken = str(exc)
@@ -416,7 +422,7 @@ class Service:
     async def reread(self, table: Table) -> None:
         """Rebuild the table from its whole log: for a decision that must not rest on a cache
         that jumped over deals (``skip_to_scored``), or one ahead of the log."""
-        table.state, table.last_seq, table.stored_at, table.broken = TableState(), 0, 0.0, ""
+        table.state, table.last_seq, table.stored_at, table.broken = new_state(), 0, 0.0, ""
         table.written, table.last_kind = -1, None
         await self.catch_up(table)
 
@@ -443,17 +449,20 @@ class Service:
         for i, (event, seq) in enumerate(zip(planned, seqs)):
             self._applied(table, index + i, event, seq, stored_at)
 
-    def _plan(self, table: Table, events: list[Event]) -> tuple[list[Event], TableState | None]:
+    def _plan(self, table: Table, events: list[Event]) -> tuple[list[Event], Any]:
         """``events`` and what they make due that is ours, and the state after all of them
         (None when nothing is added: the events are then applied to the cache as they are)."""
         if not self.store.atomic or table.broken:
             return events, None
+        if not table.state.opened:
+            return events, None  # the first event names the game: applied as it is (``_apply``)
         after = table.state.copy()
+        game = state_game(after)
         try:
             for event in events:
                 after.apply(event)
             planned = list(events)
-            while (owed := due(after)) is not None and OWNER.get(type(owed)) == self.name:
+            while (owed := game.due(after)) is not None and game.owner(owed) == self.name:
                 after.apply(owed)
                 planned.append(owed)
         except LogError:
@@ -465,8 +474,9 @@ class Service:
         for _ in range(attempts):
             if table.broken:
                 return
-            owed = due(table.state)
-            if owed is None or OWNER.get(type(owed)) != self.name:
+            game = state_game(table.state)
+            owed = game.due(table.state)
+            if owed is None or game.owner(owed) != self.name:
                 return
             try:
                 await self.append(table, [owed])
@@ -475,6 +485,12 @@ class Service:
         raise Conflict(f"{table.id}: could not append what the table owes after {attempts} attempts")
 
     # --- triggers ----------------------------------------------------------------------
+
+    def trigger_kinds(self) -> tuple[str, ...]:
+        """``triggers`` and what every registered game asks this role to act on."""
+        from protocol.registry import triggers_of
+
+        return tuple(dict.fromkeys((*self.triggers, *triggers_of(self.name))))
 
     def _durable(self, partition: int) -> str:
         return f"skat-{self.name}-p{partition}"
@@ -488,7 +504,7 @@ class Service:
             if self.triggers == ("*",):
                 subjects = [partition_log(partition)]
             else:
-                subjects = [log_kind(k, partition) for k in self.triggers]
+                subjects = [log_kind(k, partition) for k in self.trigger_kinds()]
             config = ConsumerConfig(
                 durable_name=self._durable(partition),
                 # New events only: what is already stored is read by the recovery of each claimed
@@ -610,7 +626,7 @@ class Service:
                         self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
                         # At a table that withdraws seats every time-out counts: no deal skipped.
-                        skips = self.skips_deals and not table.state.rules.max_timeouts
+                        skips = self.skips_deals and table.state.game == "skat" and not table.state.rules.max_timeouts
                         if not (skips and await self._skip_deal(table, index, msg)):
                             await self._catch_up_to(table, index)
                 await self.settle(table)
@@ -652,7 +668,7 @@ class Service:
                 return True
         except LogError as exc:
             self.log.warning("deal_not_skipped", table=table.id, error=str(exc))
-            table.state, table.last_seq, table.stored_at = TableState(), 0, 0.0  # read it whole
+            table.state, table.last_seq, table.stored_at = new_state(), 0, 0.0  # read it whole
             table.written, table.last_kind = -1, None
         return False
 
@@ -724,7 +740,7 @@ class Service:
         if table.written != state.events - 1:
             if not recovering:
                 return  # its writer sends it
-            if not (self._owns_turn(state) or WRITER.get(table.last_kind) == self.name):  # type: ignore[arg-type]
+            if not (self._owns_turn(state) or state_game(state).writer(table.last_kind) == self.name):  # type: ignore[arg-type]
                 return
         await self._send_prompt(table)
 
@@ -785,19 +801,33 @@ class Service:
                     player,
                 )
             return
+        # Routed by its type before its table (and so its game) is known: every game knowing
+        # the type decodes it (garbage is refused before any read), and the services whose role
+        # answers that type somewhere take it; at the table, only the one its game names answers.
         try:
-            command, fmt = decode_command(msg.data)
+            kind, fmt = command_head(msg.data)
+            knowing = games_knowing(kind)
+            if not knowing:
+                SKAT.decode_command(msg.data)  # says why, in the words players always got
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if self.answers_malformed:
-                await self._reply(
-                    msg,
-                    Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"[:300]),
-                    sniff(msg.data),
-                    player,
-                )
+                await self._reply(msg, _malformed(exc), sniff(msg.data), player)
             return
-        if isinstance(command, self.commands):
-            self._spawn(self._on_command(msg, player, table_id, command, fmt))
+        home = knowing[0][1]
+        if self.name not in {role for _, role in knowing}:
+            return
+        decoded: dict[str, Command] = {}
+        error: Exception | None = None
+        for game, _ in knowing:
+            try:
+                decoded[game.name] = game.decode_command(msg.data)[0]
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                error = error or exc
+        if not decoded:
+            if self.name == home and error is not None:
+                await self._reply(msg, _malformed(error), fmt, player)
+            return
+        self._spawn(self._on_command(msg, player, table_id, Routed(kind, home, decoded), fmt))
 
     async def _on_table_opening(self, msg: Msg) -> None:
         """An operator opens a table (every instance hears it, besides the dealer who answers):
@@ -840,21 +870,24 @@ class Service:
         )
         self._spawn(self._reply(msg, reply, sniff(msg.data), player))
 
-    async def _on_command(self, msg: Msg, player: str, table_id: str, command: Command, fmt: str) -> None:
+    async def _on_command(self, msg: Msg, player: str, table_id: str, command: Routed, fmt: str) -> None:
         log = self.log.bind(table=table_id, player=player)
         absent_key = f"{player}.{table_id}"  # per player: no one can make a table "absent" for others
+        answers = command.home == self.name  # who answers while the table's game is not known
         if table_id not in self.tables and self._absent.get(absent_key, 0.0) > time.monotonic():
-            reply = Reply(ok=False, code="no_table", reason=f"no table {table_id!r}")
-            await self._reply(msg, reply, fmt, player)
+            if answers:
+                absent = Reply(ok=False, code="no_table", reason=f"no table {table_id!r}")
+                await self._reply(msg, absent, fmt, player)
             return
         if table_id not in self.tables and not self.reads.allow(player):
-            if self.reads.should_notice(player):  # and otherwise dropped
+            if answers and self.reads.should_notice(player):  # and otherwise dropped
                 reason = "too many commands for tables not in play; slow down"
                 await self._reply(msg, Reply(ok=False, code="rate_limited", reason=reason), fmt, player)
             return
         table = self._table(table_id)
         table.users += 1
         failed = False
+        reply: Reply | None
         try:
             async with table.lock:
                 try:
@@ -878,7 +911,11 @@ class Service:
                 if len(self._absent) >= MAX_ABSENT:
                     self._absent.clear()
                 self._absent[absent_key] = time.monotonic() + ABSENT_FOR
-        log.debug("command", command=type(command).__name__, ok=reply.ok, code=reply.code)
+        if reply is None:
+            return  # another service answers it at this table's game
+        if reply.code in ("unavailable",) and not answers and not table.state.n:
+            return  # the table's game is not known: one service says so
+        log.debug("command", command=command.kind, ok=reply.ok, code=reply.code)
         await self._reply(msg, reply, fmt, player)
 
     def _warn_once(self, event: str, every: float = 10.0, key: str = "", **fields: object) -> None:
@@ -891,7 +928,7 @@ class Service:
             self._warned[event + key] = now
             self.log.warning(event, **fields)
 
-    async def _handle_command(self, table: Table, player: str, command: Command) -> Reply:
+    async def _handle_command(self, table: Table, player: str, routed: Routed) -> Reply | None:
         """Decide on the cached state and append with the cached last sequence: if the cache
         was stale, the append fails (``Conflict``) and we re-read and decide again. A rejection
         is only sent after checking the log's tail, so a stale cache never refuses a good move.
@@ -907,12 +944,21 @@ class Service:
                 return Reply(ok=False, code="unavailable", reason="this table's log is damaged")
             await self.settle(table)
             result: list[Event] | Rejection
+            game = state_game(state)
+            chosen = routed.decoded.get(game.name) if state.n else next(iter(routed.decoded.values()))
             if not state.n:
+                if routed.home != self.name:
+                    return None
                 result = Rejection(code="no_deal", reason=f"no table {table.id!r}")
+            elif (role_in(game, routed.kind) or routed.home) != self.name:
+                return None  # the service of this game's role for it answers (one service does)
+            elif chosen is None:  # not a command of this table's game, or not a well-formed one
+                return Reply(ok=False, code="malformed", reason=f"not a command of {game.title}: {routed.kind!r}")
             elif player not in state.players:  # seats are fixed when a table opens: no read needed
                 return Reply(ok=False, code="not_seated", reason=f"{player} does not sit at table {table.id}")
             else:
-                result = decide(state, state.players.index(player), command)
+                result = game.decide(state, state.players.index(player), chosen)
+            command = chosen if chosen is not None else next(iter(routed.decoded.values()))
             if isinstance(result, Rejection):
                 if state.n and 0 <= command.at < state.events and (late := stale(state, command)) is not None:
                     # The log has moved past the prompt this answers: refused for good, and
@@ -971,14 +1017,13 @@ class Service:
         since = self.heard_since.get(partition_of(table.id), 0.0) if self._owns_turn(table.state) else 0.0
         return table.deadline(since)
 
-    def _owns_turn(self, state: TableState) -> bool:
-        deal = state.deal
-        return bool(self.phases) and state.to_move is not None and deal is not None and deal.phase in self.phases
+    def _owns_turn(self, state: Any) -> bool:
+        return self.enforces_turns and state.to_move is not None and state_game(state).turn_role(state) == self.name
 
     def _arm_deadline(self, table: Table) -> None:
         """The deadline of the seat to move, if the turn is in this service's phases; and if
         another service sent its prompt, the repeat of that prompt (``REPROMPT_AFTER``)."""
-        if not self.phases:
+        if not self.enforces_turns:
             return
         table.cancel_timers()
         state = table.state
@@ -1021,7 +1066,7 @@ class Service:
                         await self._send_prompt(table)
                     return
                 if state.events == index and self._owns_turn(state):
-                    events = timeout(state)
+                    events = state_game(state).timeout(state)
                     if events:
                         self.log.info("timed_out", table=table.id, seat=state.to_move, index=index)
                         with contextlib.suppress(Conflict):
@@ -1087,7 +1132,22 @@ class Service:
             await self._prompt(table, recovering=True)
 
 
-def _definitive(state: TableState, command: Command) -> bool:
+@dataclass(frozen=True)
+class Routed:
+    """A command read before its table's game is known: its ``type``, the role that answers it
+    while the game is not known (``home``: the first game knowing the type), and its decoding
+    by every game that could read it."""
+
+    kind: str
+    home: str
+    decoded: dict[str, Command]
+
+
+def _malformed(exc: Exception) -> Reply:
+    return Reply(ok=False, code="malformed", reason=f"cannot read the command: {exc}"[:300])
+
+
+def _definitive(state: Any, command: Command) -> bool:
     """Whether a rejection decided on the cached state stands without reading the log's tail:
     when the command answers the very position the cache is at. The cache may be behind the
     log, never ahead, so the log is then either at that position too (the same answer) or

@@ -44,7 +44,8 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError
 
-from protocol.events import MSGPACK, TAGS, Codec, Event, UnknownEvent
+from protocol.events import MSGPACK, Codec, Event, UnknownEvent
+from protocol.registry import event_types
 from protocol.subjects import (
     LOG_ALL,
     STREAM,
@@ -257,7 +258,7 @@ class EventStore:
         """Seconds to keep retrying what fails for a transient reason."""
         self.retried = 0
         """Attempts repeated after a transient error, since start (for the logs and tests)."""
-        self._names = {t: event_name(tag) for t, tag in TAGS.items()}
+        self._names = {t: event_name(tag) for tag, t in event_types().items()}
         self._reads: dict[str, _Read] = {}
         self.atomic = os.environ.get("SKAT_ATOMIC_BATCHES", "0") == "1"
         """Whether several events are appended as one atomic batch (``append_batch``). Off by

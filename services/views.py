@@ -16,16 +16,10 @@ from typing import Final
 import msgspec
 from nats.aio.msg import Msg
 
-from protocol.events import (
-    MSGPACK,
-    DealDealt,
-    DealScored,
-    Event,
-    TableClosed,
-    UnknownEvent,
-)
+from protocol.events import MSGPACK, Event, UnknownEvent
+from protocol.registry import state_game
 from protocol.subjects import is_inbox, parse_hello_subject, public_subject
-from protocol.views import SPECTATOR, redact
+from protocol.views import SPECTATOR
 from protocol.wire import Hello, encode
 
 from .ratelimit import PlayerLimits
@@ -70,8 +64,9 @@ class Views(Service):
     def on_applied(self, table: Table, index: int, event: Event | UnknownEvent) -> None:
         if isinstance(event, UnknownEvent):
             return
-        self._public.setdefault(table.id, []).append((index, MSGPACK.encode(redact(event, SPECTATOR))))
-        if isinstance(event, (DealDealt, DealScored, TableClosed)):
+        game = state_game(table.state)
+        self._public.setdefault(table.id, []).append((index, MSGPACK.encode(game.redact(event, SPECTATOR))))
+        if game.refreshes_views(event):
             self._new_deal_or_result[table.id] = True
 
     def forget(self, table_id: str) -> None:

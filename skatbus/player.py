@@ -27,6 +27,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 
+from protocol.registry import decode_update
 from protocol.subjects import (
     command_subject,
     hello_subject,
@@ -166,7 +167,7 @@ class RemotePlayer:
     async def _on_update(self, msg: Msg) -> None:
         try:
             player, table = parse_view_subject(msg.subject)
-            update: Update = decode(msg.data, Update)
+            update: Update = decode_update(msg.data)  # any game's: its view names it
         except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             self.ignored += 1
             self.log.warning("update_unreadable", subject=msg.subject[:100], error=str(exc)[:200])

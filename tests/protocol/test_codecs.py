@@ -20,8 +20,6 @@ from hypothesis import strategies as st
 from msgspec import inspect as mi
 
 from protocol.events import (
-    BY_TAG,
-    EVENT_TYPES,
     JSON,
     MSGPACK,
     Codec,
@@ -30,6 +28,7 @@ from protocol.events import (
     TableOpened,
     UnknownEvent,
 )
+from protocol.registry import event_types
 from protocol.rules import Rules
 from protocol.table import LogError, fold
 
@@ -42,7 +41,7 @@ CODECS = (MSGPACK, JSON)
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-KNOWN = set(BY_TAG)
+KNOWN = set(event_types())  # every registered game's tags: the codec knows them all
 
 
 def codec_ids(c: Codec) -> str:
@@ -99,6 +98,8 @@ def from_type_info(t: mi.Type) -> st.SearchStrategy[Any]:
         return st.dictionaries(from_type_info(t.key_type), from_type_info(t.value_type), max_size=3)
     if isinstance(t, mi.StructType):
         return struct_strategy(t.cls)
+    if isinstance(t, mi.AnyType):  # a game's options by name (table_opened/2): plain JSON values
+        return st.one_of(st.integers(-5, 500), st.booleans(), st.text(max_size=6), st.none())
     raise NotImplementedError(f"no strategy for {t!r}")
 
 
@@ -110,7 +111,7 @@ def struct_strategy(cls: type) -> st.SearchStrategy[Any]:
     return _cache[cls]
 
 
-ANY_EVENT: st.SearchStrategy[Event] = st.one_of(*(struct_strategy(t) for t in EVENT_TYPES))
+ANY_EVENT: st.SearchStrategy[Event] = st.one_of(*(struct_strategy(t) for t in event_types().values()))
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | INT64 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
@@ -270,7 +271,7 @@ def test_known_envelope_with_bad_payload_raises_validation_error(
         got = codec.decode(data)
     except msgspec.ValidationError:
         return
-    assert type(got) is BY_TAG[tag]  # only a payload that really fits decodes
+    assert type(got) is event_types()[tag]  # only a payload that really fits decodes
 
 
 # --- forged or damaged logs ----------------------------------------------------------------
