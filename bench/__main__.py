@@ -27,6 +27,7 @@ class Section:
 
 SECTIONS: dict[str, Section] = {
     "engine": Section("bench.engine", "pure rules engine on one core: deals, fold, codec"),
+    "thirty-one": Section("bench.thirty_one", "Thirty-one engine on one core: random games, next to Skat's deals"),
     "pipeline": Section("bench.pipeline", "whole deals through the five services over a real nats-server"),
     "steps": Section("bench.steps", "one table's time, step by step, and what its slowest prompts wait for"),
     "flood": Section("bench.flood", "other tables' latency while one player floods at 10x its rate limit"),

@@ -126,7 +126,8 @@ def default_action(deal: Deal) -> Command:
         return PickUpSkat()
     if phase == DISCARD:
         held = sorted(C.cards_of(deal.hands[deal.to_move]), key=lambda c: (C.POINTS[c], c))
-        return Discard(cards=(CODES[held[0]], CODES[held[1]]))  # type: ignore[arg-type]
+        pair = sorted(held[:2])  # in card order, as legal_actions names every pair
+        return Discard(cards=(CODES[pair[0]], CODES[pair[1]]))  # type: ignore[arg-type]
     if phase == DECLARE:
         return deal.legal_actions()[0]
     raise ValueError(f"no default action in phase {phase}")

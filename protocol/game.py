@@ -113,9 +113,10 @@ class Game(Protocol):
     def command_type_role(self, kind: type[msgspec.Struct]) -> str:
         """The role that answers commands of type ``kind`` (for routing before decoding)."""
 
-    def refreshes_views(self, event: Event) -> bool:
-        """Whether every seat gets its whole view after ``event`` (cards change hands: a deal,
-        its result, the close); in between, the public feed and the turn prompts suffice."""
+    def refreshes_views(self, event: Event, state: Any = None) -> bool:
+        """Whether every seat gets its whole view after ``event`` (``state``: the table after
+        it): when cards change hands or are laid open (a deal, an ouvert hand, a result, the
+        close); in between, the public feed and the turn prompts suffice."""
 
     def turn_role(self, state: Any) -> str | None:
         """The role whose deadline runs for the seat to move, or None."""
@@ -136,8 +137,11 @@ class Game(Protocol):
     def view(self, state: Any, seat: int) -> msgspec.Struct:
         """What ``seat`` sees (``-1``: a spectator)."""
 
-    def redact(self, event: Event, seat: int) -> Event:
-        """``event`` as ``seat`` may see it; ``-1`` sees only what is public."""
+    def redact(self, event: Event, seat: int, state: Any = None) -> Event:
+        """``event`` as ``seat`` may see it; ``-1`` sees only what is public. ``state``, the
+        table as it stands, where what a seat has seen so far matters (Thirty-one's
+        ``throw_down``: a seat's own cards are hidden from it until it looked): whoever shows a
+        seat its events must pass it."""
 
     def action_text(self, command: Any) -> str:
         """The text form of a command (records, logs, people)."""

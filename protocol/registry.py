@@ -167,7 +167,9 @@ def roles_answering() -> set[str]:
 
 
 class _ViewHead(msgspec.Struct):
-    game: str = DEFAULT
+    game: Any = None
+    """Every game's view names its game in ``game`` but Skat's, where ``game`` has always been
+    the declaration (a map, or absent): a view without a string ``game`` is Skat's."""
 
 
 class _UpdateHead(msgspec.Struct):
@@ -185,7 +187,8 @@ def decode_update(data: bytes) -> Any:
     there were other games) picks the type. Raises ``msgspec`` errors and ``ValueError`` (an
     unknown game) on bad input."""
     fmt = "json" if data.lstrip()[:1] == b"{" else "msgpack"
-    game = get(_UPDATE_HEADS[fmt].decode(data).view.game)
+    named = _UPDATE_HEADS[fmt].decode(data).view.game
+    game = get(named if isinstance(named, str) else DEFAULT)
     if fmt == "json":
         return msgspec.json.decode(data, type=game.update_type)
     return msgspec.msgpack.decode(data, type=game.update_type)

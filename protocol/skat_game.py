@@ -15,7 +15,7 @@ from . import wire
 from .commands import AnyCommand, Command, PlayCard, Resign, ShowCards, parse_action
 from .deal import PLAYING
 from .decide import decide, default_action, timeout
-from .events import EVENT_TYPES, DealDealt, DealScored, Event, TableClosed, TableOpened
+from .events import EVENT_TYPES, DealDealt, DealScored, Event, GameDeclared, Passed, ReSaid, TableClosed, TableOpened
 from .rejection import Rejection
 from .rules import Rules
 from .table import OWNER, WRITER, TableState, due
@@ -67,8 +67,21 @@ class Skat:
     def command_type_role(self, kind: type[msgspec.Struct]) -> str:
         return "play" if issubclass(kind, _PLAY_COMMANDS) else "bidding"
 
-    def refreshes_views(self, event: Event) -> bool:
-        return isinstance(event, (DealDealt, DealScored, TableClosed))
+    def refreshes_views(self, event: Event, state: Any = None) -> bool:
+        if isinstance(event, (DealDealt, DealScored, TableClosed)):
+            return True
+        # An ouvert declarer's hand is laid open when the play begins (after the declaration, or
+        # after the doubling round's last word): every seat and spectator must see it then.
+        deal = getattr(state, "deal", None)
+        return (
+            isinstance(event, (GameDeclared, Passed, ReSaid))
+            and deal is not None
+            and deal.phase == PLAYING
+            and deal.declaration is not None
+            and deal.declaration.ouvert
+            and not deal.tricks
+            and not deal.trick
+        )
 
     def turn_role(self, state: Any) -> str | None:
         deal = state.deal
@@ -91,7 +104,7 @@ class Skat:
     def view(self, state: Any, seat: int) -> msgspec.Struct:
         return view(state, seat)
 
-    def redact(self, event: Event, seat: int) -> Event:
+    def redact(self, event: Event, seat: int, state: Any = None) -> Event:
         return redact(event, seat)
 
     def action_text(self, command: Any) -> str:

@@ -202,8 +202,9 @@ class TableState:
         return self.rules.turn_seconds
 
     def legal_actions(self, seat: int) -> list[Command]:
-        """The actions ``seat`` may take now (empty if it is not its turn)."""
-        if self.to_move != seat:
+        """The actions ``seat`` may take now: what ``decide`` accepts from it (empty if it is not
+        its turn, while its time-out is being recorded, or once it is withdrawn)."""
+        if self.to_move != seat or self.defaulting == seat or self.withdrawn(seat):
             return []
         assert self.deal is not None
         return self.deal.legal_actions()

@@ -13,6 +13,16 @@ Forfeits: a seat withdrawn for missing ``Rules.max_timeouts`` turns in a row (``
 forfeits the tournament. Its entrant keeps the points its seats scored, but ranks below every
 entrant that finished: a dead bot's Seeger-Fabian points (the non-declarers' share when
 declarers lose) say nothing about it, and must not carry it up the standings.
+
+Games. A tournament names its game (``TournamentConfig.game``; a log written before there were
+other games names none, which means Skat). Skat ranks by Seeger-Fabian points per deal
+(``standings``). A game played to the last survivor (Thirty-one) ranks by places instead
+(``place_standings``): each finished table gives every seat ``players at the table - place``
+place points (places by competition ranking, shared places skip the places they take: 1, 2, 2,
+4, rules T37/T38), and an entrant's figure is its mean over its tables, with a 95 % interval
+over the tables (the independent trials). In duplicate mode such tables share their deal seeds
+but stay duplicates only until a table's first elimination: from then on its seats differ from
+its siblings', and so do its deals (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -20,10 +30,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
+from . import registry
 from .events import (
     BidHeld,
     BidMade,
@@ -41,9 +52,14 @@ from .events import (
     SeatWithdrawn,
     SkatTaken,
     TableOpened,
+    TableOpenedV2,
+    UnknownEvent,
 )
 from .rules import Rules
 from .subjects import check_token
+from .thirty_one.events import T31Dealt, T31Discarded, T31Knocked, T31Threw, T31Took
+
+SKAT: Final = "skat"
 
 
 class TableSpec(msgspec.Struct, frozen=True):
@@ -58,15 +74,47 @@ class TableSpec(msgspec.Struct, frozen=True):
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     entrants: list[str]
-    """Player ids, one per seat of a table (3, or 4 with ``rules.players == 4``)."""
+    """Player ids, one per seat of a table (Skat: 3, or 4 with ``rules.players == 4``; another
+    game: as many as its tables seat, e.g. 2 to 9 for Thirty-one)."""
     bots: dict[str, str] = {}
     """Entrant -> built-in bot name; entrants not listed are remote players that connect themselves."""
     formats: dict[str, Literal["msgpack", "json"]] = {}
     rules: Rules = Rules(rounds=4, seeger_fabian=True)
+    """Skat's rules. A tournament of another game leaves the default here: its rules are
+    ``game_rules``."""
     groups: int = 2
     """Sets of deals: one table each, or one table per seat rotation in duplicate mode."""
     duplicate: bool = True
     seed: str = "skatbus"
+    game: str = SKAT
+    """The game its tables play (``protocol.registry``). A log written before there were other
+    games has none: Skat."""
+    game_rules: dict[str, Any] = {}
+    """A game other than Skat: its rules by name, as its ``table_opened/2`` records them (an
+    option left out has its default)."""
+
+    @property
+    def seats(self) -> int:
+        """Players per table."""
+        return self.rules.players if self.game == SKAT else len(self.entrants)
+
+    def table_rules(self) -> Any:
+        """The rules its tables are opened with: ``rules`` for Skat, else the game's rules
+        struct made from ``game_rules``. Raises ``ValueError`` for an unknown game or options
+        the game does not allow."""
+        if self.game == SKAT:
+            return self.rules
+        kind = registry.get(self.game).rules_type
+        try:
+            return msgspec.convert(self.game_rules, kind)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f"{self.game} rules: {exc}") from None
+
+
+def ranked_by_places(game: str) -> bool:
+    """Whether a game's tournament ranks by the places at its tables (every game but Skat,
+    whose deals are scored in points)."""
+    return game != SKAT
 
 
 class TournamentCreated(msgspec.Struct, frozen=True, tag="tournament_created/1", tag_field="type"):
@@ -74,11 +122,19 @@ class TournamentCreated(msgspec.Struct, frozen=True, tag="tournament_created/1",
     tables: list[TableSpec]
 
 
-class TableFinished(msgspec.Struct, frozen=True, tag="table_finished/1", tag_field="type"):
+class TableFinished(msgspec.Struct, frozen=True, omit_defaults=True, tag="table_finished/1", tag_field="type"):
+    """A table's result. Skat fills ``totals`` and ``seeger_fabian``, a game ranked by places
+    ``places`` and ``coins``; the fields of the other kind are left out of the log (so a Skat
+    table's entry reads as it always did)."""
+
     table: str
     deals: int
-    totals: list[int]
-    seeger_fabian: list[int]
+    totals: list[int] = []
+    seeger_fabian: list[int] = []
+    places: list[int] = []
+    """Per seat, its place (1 first; equal places share and skip, T37)."""
+    coins: list[int] = []
+    """Per seat, its coins at the end (the winner holds the kitty, T36)."""
 
 
 class TournamentFinished(msgspec.Struct, frozen=True, tag="tournament_finished/1", tag_field="type"):
@@ -91,13 +147,19 @@ TournamentEvent = TournamentCreated | TableFinished | TournamentFinished
 def schedule(config: TournamentConfig) -> list[TableSpec]:
     """Every table of the tournament, in the order they are opened."""
     check_token("tournament", config.id)
-    seats = config.rules.players
-    if len(config.entrants) != seats:
-        raise ValueError(f"{len(config.entrants)} entrants for {seats}-player tables: give exactly {seats}")
+    seats = config.seats
+    if config.game == SKAT:
+        if len(config.entrants) != seats:
+            raise ValueError(f"{len(config.entrants)} entrants for {seats}-player tables: give exactly {seats}")
+        if config.rules.rounds < 1:
+            raise ValueError("a tournament needs a fixed number of rounds per table")
+    else:
+        game = registry.get(config.game)
+        low, high = game.players(config.table_rules())
+        if not low <= seats <= high:
+            raise ValueError(f"{game.title} tables seat {low} to {high} players, not {seats}")
     if len(set(config.entrants)) != seats:
         raise ValueError("entrants must be distinct")
-    if config.rules.rounds < 1:
-        raise ValueError("a tournament needs a fixed number of rounds per table")
     tables = []
     for group in range(config.groups):
         seed = f"{config.seed}/{group}"
@@ -152,8 +214,21 @@ class GameStats(msgspec.Struct):
     won: int = 0
 
 
-_ANSWERS = (BidMade, BidHeld, Passed, SkatTaken, Discarded, GameDeclared, KontraSaid, ReSaid, CardPlayed, Resigned)
-"""Events that record a player's own move (the first event of what its command caused)."""
+_ANSWERS = (
+    BidMade, BidHeld, Passed, SkatTaken, Discarded, GameDeclared, KontraSaid, ReSaid, CardPlayed, Resigned,
+    T31Took, T31Discarded, T31Knocked, T31Threw,
+)  # fmt: skip
+"""Events that record a player's own move (the first event of what its command caused), of
+every game. Thirty-one's ``t31_looked`` is none: a look is free and out of turn (T30, T40),
+no answer to a turn, so a seat that only looks still "never answered"."""
+
+_DEALT = (DealDealt, T31Dealt)
+"""Events that start a deal, of every game (their ``deal`` is its number)."""
+
+
+def opening(log: Sequence[Event | UnknownEvent]) -> TableOpened | TableOpenedV2 | None:
+    """A table log's ``table_opened`` (of any game), or None."""
+    return next((e for e in log if isinstance(e, TableOpened | TableOpenedV2)), None)
 
 
 def turn_of(previous: Event | None, event: Event) -> tuple[int, bool] | None:
@@ -189,10 +264,10 @@ class Turns(msgspec.Struct):
 
 
 def count_turns(logs: Iterable[Sequence[Event]]) -> dict[str, Turns]:
-    """Every player's answered and timed-out turns over these tables' logs."""
+    """Every player's answered and timed-out turns over these tables' logs (of any game)."""
     out: dict[str, Turns] = {}
     for log in logs:
-        opened = next((e for e in log if isinstance(e, TableOpened)), None)
+        opened = opening(log)
         if opened is None:
             continue
         previous: Event | None = None
@@ -235,15 +310,16 @@ class Forfeit(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def forfeits(logs: Iterable[Sequence[Event]]) -> list[Forfeit]:
-    """Every withdrawal in these tables' logs, in log order (tables in the order given)."""
+    """Every withdrawal in these tables' logs (of any game), in log order (tables in the order
+    given)."""
     out: list[Forfeit] = []
     for log in logs:
-        opened: TableOpened | None = None
+        opened: TableOpened | TableOpenedV2 | None = None
         deal = 0
         for event in log:
-            if isinstance(event, TableOpened):
+            if isinstance(event, TableOpened | TableOpenedV2):
                 opened = event
-            elif isinstance(event, DealDealt):
+            elif isinstance(event, _DEALT):
                 deal = event.deal
             elif isinstance(event, SeatWithdrawn) and opened is not None and 0 <= event.seat < len(opened.players):
                 out.append(
@@ -322,3 +398,170 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
         )
     out.sort(key=lambda s: (s.forfeit, -s.seeger_fabian))
     return out
+
+
+# --- games ranked by places (Thirty-one) -------------------------------------------------------
+
+
+def place_points(place: int, players: int) -> int:
+    """What a place is worth at a table of ``players``: ``players - place``, so the winner of
+    a four-player table scores 3 and the last 0. Shared places (competition ranking, T37:
+    1, 2, 2, 4) score alike: two seats sharing 2nd both score 2."""
+    return players - place
+
+
+PLACE_POINTS: Final = (
+    "place points: players at the table minus place (the winner of 4 scores 3, the last 0; "
+    "shared places score alike), averaged over the entrant's finished tables"
+)
+"""How place points are made, in words (results.json ``scoring``, the printed standings)."""
+
+
+class TableOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What one table of a game ranked by places gave, from its folded log."""
+
+    table: str
+    players: list[str]
+    closed: bool
+    deals: int
+    places: list[int]
+    """Per seat: its place (the table's so far while it runs)."""
+    coins: list[int]
+    dealt: list[int]
+    """Per seat: the deals it was dealt in."""
+
+
+def table_outcome(log: Sequence[Event | UnknownEvent]) -> TableOutcome | None:
+    """A table's outcome, by the pure engine's fold of its log (``protocol.registry.fold``:
+    every event checked against the rules; a log that breaks them raises
+    ``protocol.lifecycle.LogError``); None for a log that opens no table."""
+    if not log:
+        return None
+    state = registry.fold(log)
+    if not state.n:
+        return None
+    game = registry.state_game(state)
+    dealt = [0] * state.n
+    for event in log:
+        if isinstance(event, T31Dealt):
+            for seat in event.order:
+                dealt[seat] += 1
+    return TableOutcome(
+        table=state.table,
+        players=list(state.players),
+        closed=state.closed,
+        deals=int(getattr(state, "deal_no", 0)),
+        places=list(game.standings(state)),
+        coins=list(getattr(state, "coins", [0] * state.n)),
+        dealt=dealt,
+    )
+
+
+def table_finished(log: Sequence[Event | UnknownEvent]) -> TableFinished:
+    """The ``table_finished`` a closed table's log gives, of any game."""
+    opened = opening(log)
+    if opened is None:
+        raise ValueError("the log opens no table")
+    if not isinstance(opened, TableOpenedV2) or not ranked_by_places(opened.game):
+        sheet = [e for e in log if isinstance(e, DealScored)]
+        n = len(opened.players)
+        return TableFinished(
+            table=opened.table,
+            deals=sheet[-1].deal if sheet else 0,
+            totals=[sum(e.result.scores[i] for e in sheet) for i in range(n)],
+            seeger_fabian=[sum(e.result.seeger_fabian[i] for e in sheet) for i in range(n)],
+        )
+    outcome = table_outcome(log)
+    assert outcome is not None
+    return TableFinished(table=outcome.table, deals=outcome.deals, places=outcome.places, coins=outcome.coins)
+
+
+class PlaceStanding(msgspec.Struct, kw_only=True):
+    """An entrant's standing in a tournament ranked by places."""
+
+    player: str
+    place_points: int
+    """Its place points (``place_points``) over its finished tables."""
+    tables: int
+    """Finished tables it sat at."""
+    per_table: float
+    """Mean place points per finished table: what it is ranked by."""
+    ci95: float | None
+    """Half-width of the 95 % confidence interval of ``per_table`` (None below two tables)."""
+    wins: int
+    """Tables it finished first (a place 1 shared at ``max_deals`` counts for each, T38)."""
+    places: dict[str, int]
+    """Place -> how many tables it finished in that place."""
+    mean_place: float
+    coins: int
+    """Coins it held at the end of its finished tables, in all."""
+    mean_coins: float
+    deals: int
+    """Deals it was dealt in (at every table, finished or not)."""
+    timeouts: int = 0
+    answered: int = 0
+    forfeit: bool = False
+    """Withdrawn at some table (``seat_withdrawn``): ranked below every entrant that finished."""
+
+
+def place_standings(logs: Sequence[Sequence[Event]]) -> list[PlaceStanding]:
+    """Standings of a game ranked by places, best first: by mean place points per finished
+    table (``place_points``), then wins, then mean coins; an entrant that forfeited (withdrawn
+    at any table) ranks below every entrant that did not, as in Skat.
+
+    Each table is the pure engine's fold of its log (``table_outcome``). The interval is mean
+    +- 1.96 sd / sqrt(n) over an entrant's place points per finished table: the tables are the
+    independent trials (in duplicate mode, paired ones for as long as their deals stay alike).
+    """
+    points: dict[str, list[int]] = {}
+    placed: dict[str, list[int]] = {}
+    coins: dict[str, list[int]] = {}
+    dealt: dict[str, int] = {}
+    for log in logs:
+        outcome = table_outcome(log)
+        if outcome is None:
+            continue
+        n = len(outcome.players)
+        for seat, name in enumerate(outcome.players):
+            dealt[name] = dealt.get(name, 0) + outcome.dealt[seat]
+            points.setdefault(name, [])
+            placed.setdefault(name, [])
+            coins.setdefault(name, [])
+            if outcome.closed:
+                points[name].append(place_points(outcome.places[seat], n))
+                placed[name].append(outcome.places[seat])
+                coins[name].append(outcome.coins[seat])
+    turns = count_turns(logs)
+    forfeited = {f.player for f in forfeits(logs)}
+    out = []
+    for name, pts in points.items():
+        n = len(pts)
+        by_place: dict[str, int] = {}
+        for place in sorted(placed[name]):
+            by_place[str(place)] = by_place.get(str(place), 0) + 1
+        out.append(
+            PlaceStanding(
+                player=name,
+                place_points=sum(pts),
+                tables=n,
+                per_table=sum(pts) / n if n else 0.0,
+                ci95=half_width_95(pts) if n > 1 else None,
+                wins=sum(p == 1 for p in placed[name]),
+                places=by_place,
+                mean_place=sum(placed[name]) / n if n else 0.0,
+                coins=sum(coins[name]),
+                mean_coins=sum(coins[name]) / n if n else 0.0,
+                deals=dealt.get(name, 0),
+                timeouts=turns.get(name, Turns()).timed_out,
+                answered=turns.get(name, Turns()).answered,
+                forfeit=name in forfeited,
+            )
+        )
+    out.sort(key=lambda s: (s.forfeit, -s.per_table, -s.wins, -s.mean_coins, s.player))
+    return out
+
+
+def standings_of(game: str, logs: Sequence[Sequence[Event]]) -> list[Standing] | list[PlaceStanding]:
+    """The standings of a tournament of ``game``: Seeger-Fabian (``standings``) for Skat, by
+    places (``place_standings``) for the others."""
+    return place_standings(logs) if ranked_by_places(game) else standings(logs)

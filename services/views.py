@@ -66,7 +66,7 @@ class Views(Service):
             return
         game = state_game(table.state)
         self._public.setdefault(table.id, []).append((index, MSGPACK.encode(game.redact(event, SPECTATOR))))
-        if game.refreshes_views(event):
+        if game.refreshes_views(event, table.state):
             self._new_deal_or_result[table.id] = True
 
     def forget(self, table_id: str) -> None:

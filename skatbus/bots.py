@@ -4,12 +4,17 @@ The observation is what the views service sends a seat when it is its turn (``pr
 the seat's view of the table (its own cards, the public history, the legal actions) and the
 deadline. The same observation is built locally by ``observe`` when a table is played through
 the pure engine, so a bot cannot tell (and cannot cheat) either way.
+
+Built-in bots exist per game: ``BOTS`` are Skat's, ``bots_of(game)`` any game's (Thirty-one's
+are in ``skatbus.thirty_one_bots``), and ``make_bot(name, seed, game)`` makes one. A bot gets
+its own game's update (``protocol.registry.decode_update``), so a Skat bot is never seated at a
+Thirty-one table: a name the game has no bot of is a ``ValueError`` naming the ones it has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from protocol.commands import Bid, Command
 from protocol.table import TableState
@@ -82,9 +87,60 @@ BOTS["heuristic"] = _heuristic
 BOTS["pimc"] = _pimc
 
 
-def make_bot(name: str, seed: str = "") -> Bot:
-    """A built-in bot by name (see ``BOTS``)."""
+SKAT = "skat"
+
+
+def _thirty_one_bots() -> dict[str, Callable[[str], Any]]:
+    from .thirty_one_bots import BOTS as T31_BOTS  # imported only when asked for
+
+    return dict(T31_BOTS)
+
+
+_GAME_BOTS: dict[str, Callable[[], dict[str, Callable[[str], Any]]]] = {
+    SKAT: lambda: BOTS,
+    "thirty-one": _thirty_one_bots,
+}
+"""Game -> its built-in bots by name (loaded when first asked for)."""
+
+
+def _title(game: str) -> str:
+    from protocol import registry
+
     try:
-        return BOTS[name](seed)
+        return registry.get(game).title
+    except ValueError:
+        return game
+
+
+def bots_of(game: str = SKAT) -> dict[str, Callable[[str], Any]]:
+    """The built-in bots of ``game`` by name (each made from a seed string); raises
+    ``ValueError`` for a game without built-in bots."""
+    try:
+        return _GAME_BOTS[game]()
     except KeyError:
-        raise ValueError(f"unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}") from None
+        raise ValueError(f"no built-in bots for the game {game!r}; games with bots: {', '.join(_GAME_BOTS)}") from None
+
+
+def bot_games(name: str) -> list[str]:
+    """The games that have a built-in bot called ``name``."""
+    return [game for game in _GAME_BOTS if name in bots_of(game)]
+
+
+def unknown_bot(name: str, game: str = SKAT) -> str:
+    """Why ``name`` is no built-in bot of ``game``, in one line: the ones it has, and the game
+    a bot of that name plays if there is one."""
+    elsewhere = [g for g in bot_games(name) if g != game]
+    where = f" ({name} is a bot of {', '.join(_title(g) for g in elsewhere)})" if elsewhere else ""
+    return f"unknown bot {name!r} for {_title(game)}{where}; its built-in bots: {', '.join(sorted(bots_of(game)))}"
+
+
+def make_bot(name: str, seed: str = "", game: str = SKAT) -> Bot:
+    """A built-in bot of ``game`` by name (``bots_of(game)``; Skat's are ``BOTS``). It plays
+    the updates of that game; typed as ``Bot``, the protocol every runner takes."""
+    made = bots_of(game).get(name)
+    if made is None:
+        if game == SKAT:
+            raise ValueError(f"unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+        raise ValueError(unknown_bot(name, game))
+    bot: Bot = made(seed)
+    return bot

@@ -15,6 +15,7 @@ from typing import Any
 # ``handler`` on its parsers, so a command lives next to the code it runs.
 _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.records_cli",
+    "skatbus.game_records_cli",
     "skatbus.replay_cli",
     "skatbus.report_cli",
     "skatbus.check_bot",
@@ -22,7 +23,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.web.cli",
     "skatbus.pause_cli",
 )
-_PIPED_COMMANDS = frozenset({"replay", "iss", "schema"})
+_PIPED_COMMANDS = frozenset({"replay", "iss", "records", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""
 
 

@@ -1,15 +1,20 @@
 """A local tournament through the pure engine, no bus: what ``make run`` shows until the
-services carry tables over NATS. Every table is still a real event log folded by ``protocol``."""
+services carry tables over NATS. Every table is still a real event log folded by ``protocol``.
+
+``play_game_table`` plays a table of any registered game the same way, through the game's
+interface (``protocol.game.Game``: ``due``, ``decide``, ``view``): what a tournament over the
+bus plays, without the bus, so its logs can be checked against the runner's."""
 
 from __future__ import annotations
 
 import inspect
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
+from protocol import registry
 from protocol.decide import Rejection, decide
 from protocol.events import Event, TableOpened
 from protocol.rules import Rules
@@ -58,6 +63,51 @@ def play_table(
         events = decide(state, seat, action)
         if isinstance(events, Rejection):
             raise RuntimeError(f"bot {players[seat]} chose an illegal action: {events.reason}")
+        for event in events:
+            run.append(event)
+    return run
+
+
+@dataclass
+class GameRun:
+    """A table of any game played through the pure engine: its log and its final state."""
+
+    table: str
+    players: list[str]
+    state: Any
+    log: list[Event] = field(default_factory=list)
+
+    def append(self, event: Event) -> None:
+        self.state.apply(event)
+        self.log.append(event)
+
+
+def play_game_table(
+    game_name: str, table: str, players: list[str], bots: Sequence[Any], rules: Any, seed: str
+) -> GameRun:
+    """Play one table of ``game_name`` to its end: derived events from the game's ``due``,
+    each seat's action from its bot (synchronous bots only). A bot is handed the update a
+    remote bot gets over the bus (the game's ``update_type``: its view of the seat, with the
+    log position as ``index``), so a deterministic bot plays the same table both ways."""
+    game = registry.get(game_name)
+    run = GameRun(table, list(players), game.new_state())
+    run.append(game.open_event(table, list(players), rules, seed, {}))
+    state = run.state
+    while not state.closed:
+        owed = game.due(state)
+        if owed is not None:
+            run.append(owed)
+            continue
+        seat = state.to_move
+        if seat is None:
+            raise RuntimeError(f"table {table}: nothing is due and nobody is to move")
+        update = game.update_type(view=game.view(state, seat), your_turn=True, index=state.events)
+        action = bots[seat].act(update)
+        if inspect.isawaitable(action):
+            raise TypeError(f"bot {players[seat]} is async; the pure-engine runner needs a plain act()")
+        events = game.decide(state, seat, action)
+        if not isinstance(events, list):
+            raise RuntimeError(f"bot {players[seat]} chose an illegal action: {getattr(events, 'reason', events)}")
         for event in events:
             run.append(event)
     return run

@@ -21,6 +21,12 @@ called ``heuristic`` (older runs allowed it) never borrows or spoils the built-i
 A run whose results.json does not say which entrants were built-in rates them all as remote:
 never merged into a bot's rating by mistake. A seat withdrawn at a table (``seat_withdrawn``,
 a forfeit) places below every seat that was not, whatever its points, as in the standings.
+
+A rating belongs to a game too: the identity is (game, kind, name), so a ``heuristic`` that
+plays Thirty-one and the ``heuristic`` that plays Skat are two players, never one rating. A
+Thirty-one table (its log's ``table_opened/2`` names the game) is one match ranked by its
+places (T27, T37, T38: the last survivor first, shared places tie), from the pure engine's
+fold of its log (``protocol.registry.fold``).
 """
 
 from __future__ import annotations
@@ -33,14 +39,17 @@ from typing import Final
 
 from openskill.models import PlackettLuce
 
-from protocol.events import SeatWithdrawn
+from protocol import registry
+from protocol.events import SeatWithdrawn, TableOpenedV2
 from protocol.table import LogError, TableState
-from protocol.tournament import Z95
+from protocol.tournament import SKAT, Z95, ranked_by_places, table_outcome
 
-from .replay import read_archive, replay
+from .replay import TableLog, read_archive, replay
 
 BOT: Final = "bot"
 REMOTE: Final = "remote"
+Identity = tuple[str, str, str]
+"""(game, kind, player): what a rating belongs to."""
 
 
 @dataclass
@@ -51,6 +60,8 @@ class Rating:
     tables: int = 0
     kind: str = BOT
     """``bot`` (built-in, played by the runner) or ``remote`` (connected by itself)."""
+    game: str = SKAT
+    """The game it was rated at (``protocol.registry`` name)."""
 
     @property
     def label(self) -> str:
@@ -74,15 +85,31 @@ class Ratings:
     tables: int
     skipped: list[str] = field(default_factory=list)
     """Tables or runs left out, with the reason."""
+    tables_by_game: dict[str, int] = field(default_factory=dict)
+    """Matches per game."""
+
+    def games(self) -> list[str]:
+        """The games rated, Skat first."""
+        found = {r.game for r in self.players}
+        return [g for g in [SKAT, *sorted(found - {SKAT})] if g in found]
+
+    def of(self, game: str) -> Ratings:
+        """Only ``game``'s ratings (the same matches counted: ``tables`` are that game's)."""
+        players = [r for r in self.players if r.game == game]
+        tables = self.tables_by_game.get(game, 0)
+        return Ratings(players, self.tournaments, tables, self.skipped, {game: tables})
 
     def to_json(self) -> dict[str, object]:
         return {
-            "model": "openskill PlackettLuce, one match per table, ranked by Seeger-Fabian points",
+            "model": "openskill PlackettLuce, one match per table, ranked by Seeger-Fabian points (Skat) or by "
+            "places (Thirty-one); a rating is one game's: (game, kind, player)",
             "tournaments": self.tournaments,
             "tables": self.tables,
+            "tables_by_game": dict(self.tables_by_game),
             "players": [
                 {
                     "player": r.player,
+                    "game": r.game,
                     "kind": r.kind,
                     "mu": round(r.mu, 6),
                     "sigma": round(r.sigma, 6),
@@ -106,21 +133,30 @@ class Match:
     """``bot`` or ``remote`` per player (the order of ``players``; empty: all remote)."""
     withdrawn: list[bool] = field(default_factory=list)
     """Per player: withdrawn at this table (``seat_withdrawn``); empty: nobody was."""
+    game: str = SKAT
+    places: list[int] = field(default_factory=list)
+    """A game ranked by places: each player's place at this table (1 first, shared places
+    tie); ``points`` are then unused."""
 
     def ranks(self) -> list[int] | None:
-        """The places at this table (1 best) when a seat was withdrawn: below every seat that
-        was not, whatever the points (a dead seat gathers Seeger-Fabian points whenever a
-        declarer loses); None when nobody was, and the points alone rank the table."""
-        if not any(self.withdrawn):
+        """The places at this table (1 best): a game ranked by places gives them, a withdrawn
+        seat below every seat that was not; at Skat, when a seat was withdrawn, below every
+        seat that was not, whatever the points (a dead seat gathers Seeger-Fabian points
+        whenever a declarer loses); None when nobody was, and the points alone rank the table."""
+        withdrawn = self.withdrawn or [False] * len(self.players)
+        if self.places:
+            keys = list(zip(withdrawn, self.places, strict=True))
+        elif not any(withdrawn):
             return None
-        keys = [(w, -p) for w, p in zip(self.withdrawn, self.points, strict=True)]
+        else:
+            keys = [(w, -p) for w, p in zip(withdrawn, self.points, strict=True)]
         order = sorted(set(keys))
         return [order.index(k) + 1 for k in keys]
 
-    def identities(self) -> list[tuple[str, str]]:
-        """(kind, player) per seat: what a rating belongs to."""
+    def identities(self) -> list[Identity]:
+        """(game, kind, player) per seat: what a rating belongs to."""
         kinds = self.kinds or [REMOTE] * len(self.players)
-        return list(zip(kinds, self.players, strict=True))
+        return [(self.game, kind, player) for kind, player in zip(kinds, self.players, strict=True)]
 
 
 def built_in_entrants(results_path: Path) -> set[str] | None:
@@ -158,6 +194,12 @@ def matches(runs_dir: Path, skipped: list[str] | None = None) -> list[Match]:
             continue
         bots = built_in_entrants(run / "results.json") or set()
         for table, log in read_archive(archive).items():
+            first = log.events[0] if log.events else None
+            if isinstance(first, TableOpenedV2) and ranked_by_places(first.game):
+                found = _place_match(run.name, table, log, bots, skipped)
+                if found is not None:
+                    out.append(found)
+                continue
             try:
                 state: TableState | None = None
                 for step in replay(log):
@@ -176,14 +218,42 @@ def matches(runs_dir: Path, skipped: list[str] | None = None) -> list[Match]:
     return out
 
 
+def _place_match(tournament: str, table: str, log: TableLog, bots: set[str], skipped: list[str]) -> Match | None:
+    """A table of a game ranked by places as a match (None, and said in ``skipped``, if its
+    log does not verify or the table did not finish)."""
+    if log.problem is not None:
+        skipped.append(f"{tournament}/{table}: does not verify ({log.problem})")
+        return None
+    try:  # an unknown game is a ValueError of the registry's
+        outcome = table_outcome(log.events)
+    except (LogError, ValueError) as exc:
+        skipped.append(f"{tournament}/{table}: does not verify ({exc})")
+        return None
+    if outcome is None or not outcome.closed:
+        skipped.append(f"{tournament}/{table}: not finished")
+        return None
+    gone = {e.seat for e in log.events if isinstance(e, SeatWithdrawn)}
+    n = len(outcome.players)
+    return Match(
+        tournament,
+        table,
+        list(outcome.players),
+        [0] * n,
+        [BOT if p in bots else REMOTE for p in outcome.players],
+        [seat in gone for seat in range(n)],
+        game=registry.game_of(log.events[0]).name,
+        places=list(outcome.places),
+    )
+
+
 def rate(found: list[Match], skipped: list[str] | None = None) -> Ratings:
-    """Ratings after every match, in order."""
+    """Ratings after every match, in order; each game's apart (``Match.identities``)."""
     model = PlackettLuce()
-    current: dict[tuple[str, str], object] = {}
-    tables: dict[tuple[str, str], int] = {}
+    current: dict[Identity, object] = {}
+    tables: dict[Identity, int] = {}
     for m in found:
         who = m.identities()
-        teams = [[current.setdefault(i, model.rating(name=f"{i[0]}:{i[1]}"))] for i in who]
+        teams = [[current.setdefault(i, model.rating(name=":".join(i)))] for i in who]
         ranks = m.ranks()
         if ranks is None:
             rated = model.rate(teams, scores=list(m.points))  # type: ignore[arg-type]
@@ -193,12 +263,15 @@ def rate(found: list[Match], skipped: list[str] | None = None) -> Ratings:
             current[i] = team[0]
             tables[i] = tables.get(i, 0) + 1
     players = [
-        Rating(i[1], r.mu, r.sigma, tables[i], kind=i[0])  # type: ignore[attr-defined]
+        Rating(i[2], r.mu, r.sigma, tables[i], kind=i[1], game=i[0])  # type: ignore[attr-defined]
         for i, r in current.items()
     ]
-    players.sort(key=lambda r: (-r.ordinal, r.player, r.kind))
+    players.sort(key=lambda r: (r.game != SKAT, r.game, -r.ordinal, r.player, r.kind))
     tournaments = list(dict.fromkeys(m.tournament for m in found))
-    return Ratings(players, tournaments, len(found), skipped or [])
+    by_game: dict[str, int] = {}
+    for m in found:
+        by_game[m.game] = by_game.get(m.game, 0) + 1
+    return Ratings(players, tournaments, len(found), skipped or [], by_game)
 
 
 def ratings_of(runs_dir: Path) -> Ratings:
@@ -215,15 +288,30 @@ def write_ratings(runs_dir: Path) -> Path:
 
 
 def table_text(r: Ratings) -> str:
-    """The ratings as a small table for a terminal."""
-    lines = [f"{'#':>3}  {'player':<20} {'rating':>7} {'95 % interval':>17} {'mu-3σ':>7} {'tables':>6}"]
-    for i, p in enumerate(r.players, 1):
-        lo, hi = p.interval
-        lines.append(
-            f"{i:>3}  {p.label:<20} {p.mu:>7.2f} {f'[{lo:.1f}, {hi:.1f}]':>17} {p.ordinal:>7.2f} {p.tables:>6}"
-        )
+    """The ratings as a small table for a terminal, one block per game (Skat first)."""
+    lines: list[str] = []
+    games = r.games()
+    for game in games:
+        if len(games) > 1 or game != SKAT:
+            lines.append(f"{'' if not lines else chr(10)}{_title(game)} ({r.tables_by_game.get(game, 0)} tables):")
+        lines.append(f"{'#':>3}  {'player':<20} {'rating':>7} {'95 % interval':>17} {'mu-3σ':>7} {'tables':>6}")
+        for i, p in enumerate((p for p in r.players if p.game == game), 1):
+            lo, hi = p.interval
+            lines.append(
+                f"{i:>3}  {p.label:<20} {p.mu:>7.2f} {f'[{lo:.1f}, {hi:.1f}]':>17} {p.ordinal:>7.2f} {p.tables:>6}"
+            )
+    ranked = [f"{_title(g)} by {'Seeger-Fabian points' if g == SKAT else 'places'}" for g in games]
     lines.append(
-        f"\n{r.tables} tables of {len(r.tournaments)} tournaments (OpenSkill Plackett-Luce, one match per table)"
+        f"\n{r.tables} tables of {len(r.tournaments)} tournaments (OpenSkill Plackett-Luce, one match per table"
+        + (f"; {', '.join(ranked)}, each game rated apart" if games != [SKAT] and games else "")
+        + ")"
         + (f"; {len(r.skipped)} left out" if r.skipped else "")
     )
     return "\n".join(lines)
+
+
+def _title(game: str) -> str:
+    try:
+        return registry.get(game).title
+    except ValueError:
+        return game

@@ -7,21 +7,29 @@ first event that does not follow from the ones before it is reported with its po
 
 Sources: a JSONL archive as the tournament runner writes it (``{"table", "index", "event"}``
 per line, many tables per file) or a table id read from the live JetStream store.
+
+Every table is replayed with its own game (its first event names it, ``protocol.registry``):
+this module reads logs and shows Skat; ``verify``, ``summary``, ``show_to`` and
+``step_through`` hand a table of another game to that game's replay module (``GAME_REPLAYS``),
+so one command replays an archive that holds several games.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from types import ModuleType
+from typing import Any, Final, TextIO
 
 import msgspec
 
 from protocol import cards as C
+from protocol import registry
 from protocol.archive import decode_event, decode_line
 from protocol.deal import POSITION_NAMES
 from protocol.events import (
@@ -46,6 +54,7 @@ from protocol.events import (
     SkatTaken,
     TableClosed,
     TableOpened,
+    TableOpenedV2,
     TablePaused,
     TableResumed,
     TrickTaken,
@@ -185,6 +194,50 @@ def load(
     return load_live(source, ConnectionSettings.build(url, creds, tls_ca))
 
 
+# --- which game ----------------------------------------------------------------------------
+
+GAME_REPLAYS: Final[dict[str, str]] = {"thirty-one": "skatbus.replay_thirty_one"}
+"""The replay module of each game other than Skat. Each has ``verify``, ``summary``,
+``show_to``, ``step_through``, ``steps`` (this module's ``replay``), ``describe``, ``snapshot`` and
+``render_state`` with the signatures of this module's Skat ones, and what the interactive replay
+needs (``replay_nav``): ``DEAL_STARTS``, ``DEAL_SCORED``, ``STOPS``, ``STOP_WORDS`` and ``KEYS``."""
+
+TITLES: Final[dict[str, str]] = {"skat": "Skat", "thirty-one": "Thirty-one"}
+
+
+def log_game(log: TableLog) -> str:
+    """The name of the table's game, as ``protocol.registry.game_of`` reads its first event
+    (``table_opened/1``, or no opening at all, is Skat); a game this version does not know keeps
+    the name its opening gives."""
+    if not log.events:
+        return registry.DEFAULT
+    first = log.events[0]
+    try:
+        return registry.game_of(first).name
+    except ValueError:
+        return first.game if isinstance(first, TableOpenedV2) else registry.DEFAULT
+
+
+def game_title(game: str) -> str:
+    return TITLES.get(game, game)
+
+
+class UnknownGame(ValueError):
+    """A table of a game that has no replay here."""
+
+
+def game_replay(log: TableLog) -> ModuleType | None:
+    """The replay module of the table's game; None for Skat (this module). Raises
+    ``UnknownGame`` for a game without one."""
+    game = log_game(log)
+    if game == registry.DEFAULT:
+        return None
+    module = GAME_REPLAYS.get(game)
+    if module is None:
+        raise UnknownGame(f"table {log.table} is a table of {game!r}, which this version cannot replay")
+    return importlib.import_module(module)
+
+
 # --- folding with snapshots ----------------------------------------------------------------
 
 
@@ -223,7 +276,15 @@ class Verdict:
 
 def verify(log: TableLog) -> Verdict:
     """Everything derivable, re-derived: the fold checks each event (tricks, ends and scores
-    must equal the engine's own) and builds the score sheet from the checked scores."""
+    must equal the engine's own) and builds the score sheet from the checked scores. A table
+    of another game is verified by its game's fold."""
+    try:
+        other = game_replay(log)
+    except UnknownGame as exc:
+        return Verdict(False, 0, 0, f"event 0: {exc}", LogError(0, str(exc)))
+    if other is not None:
+        verdict: Verdict = other.verify(log)
+        return verdict
     state: TableState | None = None
     try:
         for step in replay(log):
@@ -477,6 +538,16 @@ def _trick(state: TableState, event: AnyLogged | None) -> dict[str, Any]:
 # --- the terminal --------------------------------------------------------------------------
 
 
+def _other(log: TableLog) -> ModuleType | int | None:
+    """The replay module of a table of another game, None for Skat, or exit code 2 (said on
+    stderr) for a game without a replay."""
+    try:
+        return game_replay(log)
+    except UnknownGame as exc:
+        print(f"skat replay: {exc}", file=sys.stderr)
+        return 2
+
+
 def render_state(snap: dict[str, Any]) -> list[str]:
     """The table at one moment as terminal lines."""
     lines = [f"table {snap['table']}, deal {snap['deal']}" + (f" ({snap['phase']})" if "phase" in snap else "")]
@@ -513,6 +584,12 @@ def _totals_line(snap: dict[str, Any]) -> str:
 
 def show_to(log: TableLog, to: int, out: TextIO) -> int:
     """The table after event ``to``."""
+    other = _other(log)
+    if isinstance(other, int):
+        return other
+    if other is not None:
+        code: int = other.show_to(log, to, out)
+        return code
     if not 0 <= to < len(log.events):
         print(f"--to {to}: the log has events 0..{len(log.events) - 1}", file=sys.stderr)
         return 2
@@ -535,6 +612,12 @@ def show_to(log: TableLog, to: int, out: TextIO) -> int:
 def step_through(log: TableLog, deal: int | None, out: TextIO, pause: Callable[[], bool] | None) -> int:
     """Every event of one deal (or all deals) with the table drawn where it changes shape.
     ``pause`` waits for the viewer between events and returns False to stop."""
+    other = _other(log)
+    if isinstance(other, int):
+        return other
+    if other is not None:
+        code: int = other.step_through(log, deal, out, pause)
+        return code
     shown = False
     try:
         for step in replay(log):
@@ -567,8 +650,15 @@ def doublings(r: DealResult) -> str:
     return " ".join(w for w, on in (("Kontra", r.kontra), ("Re", r.re), ("Bock", r.bock)) if on)
 
 
-def summary(log: TableLog, out: TextIO) -> int:
-    """One line per scored deal and the table's totals."""
+def summary(log: TableLog, out: TextIO, titled: bool = False) -> int:
+    """One line per scored deal and the table's totals (a table of another game: its game's
+    summary). ``titled`` names the game in the heading (an archive of several games)."""
+    other = _other(log)
+    if isinstance(other, int):
+        return other
+    if other is not None:
+        done: int = other.summary(log, out)
+        return done
     state: TableState | None = None
     code = 0
     try:
@@ -579,7 +669,7 @@ def summary(log: TableLog, out: TextIO) -> int:
         print(f"(the log breaks the rules at event {exc.position}: {exc.reason}; deals up to there)", file=out)
     if state is None:
         return code
-    print(f"table {state.table}: {', '.join(state.players)}", file=out)
+    print(f"table {state.table}{' (Skat)' if titled else ''}: {', '.join(state.players)}", file=out)
     print(
         f"{'deal':>4}  {'declarer':<16} {'game':<36} {'result':<15} {'doubled':<16} {'value':>5} {'points':>6}  scores",
         file=out,

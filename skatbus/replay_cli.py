@@ -10,7 +10,18 @@ from typing import Any, TextIO
 
 from services.connection import add_arguments as add_connection_arguments
 
-from .replay import TableLog, archive_tables, load, read_archive, show_to, step_through, summary, verify
+from .replay import (
+    TableLog,
+    archive_tables,
+    game_title,
+    load,
+    log_game,
+    read_archive,
+    show_to,
+    step_through,
+    summary,
+    verify,
+)
 from .replay_html import write_html
 from .replay_nav import INTERRUPTED, Reader, navigate, table_lines
 
@@ -52,34 +63,56 @@ def _fail(message: object) -> int:
     return 2
 
 
+def _games(logs: list[TableLog]) -> dict[str, int]:
+    """How many tables of each game, in the order the games first appear."""
+    counts: dict[str, int] = {}
+    for log in logs:
+        game = log_game(log)
+        counts[game] = counts.get(game, 0) + 1
+    return counts
+
+
+def _skat_only(logs: list[TableLog]) -> bool:
+    return set(_games(logs)) <= {"skat"}
+
+
 def verify_tables(logs: list[TableLog], out: TextIO) -> int:
-    """``--verify`` on a whole archive: every table, each bad one named; exit 1 if any is."""
+    """``--verify`` on a whole archive: every table, each bad one named; exit 1 if any is.
+    An archive with tables of another game names each bad table's game and counts the
+    tables by game."""
     if len(logs) == 1:  # one table: its own verdict, as with --table
         verdict = verify(logs[0])
         print(verdict.message if verdict.ok else f"{logs[0].table}: {verdict.message}", file=out)
         return 0 if verdict.ok else 1
+    skat_only = _skat_only(logs)
     bad = 0
     for log in logs:
         verdict = verify(log)
         if not verdict.ok:
             bad += 1
-            print(f"{log.table}: {verdict.message}", file=out)
+            game = "" if skat_only else f" ({game_title(log_game(log))})"
+            print(f"{log.table}{game}: {verdict.message}", file=out)
     events = sum(len(log.events) for log in logs)
     if bad:
         print(f"{bad} of {len(logs)} tables do not verify", file=out)
         return 1
-    print(f"all {len(logs)} tables verify ({events} events)", file=out)
+    games = "" if skat_only else "; " + ", ".join(f"{n} {game_title(g)}" for g, n in _games(logs).items())
+    print(f"all {len(logs)} tables verify ({events} events{games})", file=out)
     return 0
 
 
 def summary_tables(logs: list[TableLog], out: TextIO) -> int:
-    """``--summary`` on a whole archive: every table's deals and totals, one after another;
-    exit 1 if any table's log breaks the rules (its deals up to the break are still shown)."""
+    """``--summary`` on a whole archive: every table's deals and totals (a Thirty-one table:
+    its line), one after another, each headed with its game if the archive holds another game
+    than Skat; exit 1 if any table's log breaks the rules (its deals up to the break are still
+    shown)."""
     code = 0
+    titled = not _skat_only(logs)
+    games = [log_game(log) for log in logs]
     for i, log in enumerate(logs):
-        if i:
+        if i and "skat" in (games[i], games[i - 1]):  # a Skat table's block stands apart
             print(file=out)
-        code = max(code, summary(log, out))
+        code = max(code, summary(log, out, titled))
     if len(logs) > 1:
         print(f"\n{len(logs)} tables", file=out)
     return code

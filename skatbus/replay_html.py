@@ -4,21 +4,25 @@ The page must open anywhere, offline and years later, so everything is inline: t
 script, and the deals as JSON (the snapshots ``services.replay.snapshot`` makes, one per
 event). The page computes nothing about Skat itself; what it shows was derived by the fold.
 ``#deal=D&step=N`` in the URL opens deal D at step N, which makes the page testable from a
-headless browser's command line.
+headless browser's command line. A table of another game gets its game's page (``GAME_PAGES``).
 """
 
 from __future__ import annotations
 
 import html
+import importlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from protocol.events import DealDealt, DealScored
 from protocol.table import LogError
 
 from .html_style import BASE_CSS, TABLE_CSS, style
-from .replay import TableLog, replay, snapshot
+from .replay import TableLog, log_game, replay, snapshot
+
+GAME_PAGES: Final[dict[str, str]] = {"thirty-one": "skatbus.replay_html_thirty_one"}
+"""The page module of each game other than Skat (its ``render_html`` has this one's signature)."""
 
 
 def deal_steps(log: TableLog, only: int | None = None) -> tuple[list[dict[str, Any]], LogError | None]:
@@ -46,7 +50,10 @@ def deal_steps(log: TableLog, only: int | None = None) -> tuple[list[dict[str, A
 
 
 def render_html(log: TableLog, only: int | None = None) -> tuple[str, int]:
-    """The page, and how many deals it holds."""
+    """The page, and how many deals it holds (a table of another game: its game's page)."""
+    if log_game(log) in GAME_PAGES:
+        drawn: tuple[str, int] = importlib.import_module(GAME_PAGES[log_game(log)]).render_html(log, only)
+        return drawn
     deals, error = deal_steps(log, only)
     players: list[str] = []
     if log.events and hasattr(log.events[0], "players"):

@@ -9,18 +9,23 @@ terminal, a pipe or a test's scripted input.
 
 Ctrl-C ends the replay with exit code 130 (the shell's code for an interrupt) and no
 traceback; end of input (Ctrl-D) or ``q`` ends it with 0.
+
+A table of another game is drawn by its game's replay module (``replay.game_replay``): its
+``describe``, ``snapshot`` and ``render_state``, where ``t`` stops (``STOPS``) and what starts and
+scores a deal (``DEAL_STARTS``, ``DEAL_SCORED``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TextIO
 
-from protocol.events import DealDealt, DealScored, TableOpened, TrickTaken
+from protocol.events import DealDealt, DealScored, TableOpened, TableOpenedV2, TrickTaken
 from protocol.table import LogError
 
-from .replay import TableLog, describe, render_state, replay, snapshot
+from .replay import TableLog, UnknownGame, describe, game_replay, game_title, log_game, render_state, replay, snapshot
 
 KEYS = (
     "Enter/n: next event  b: back  t: next trick  d: next deal  p: previous deal  "
@@ -50,6 +55,12 @@ class Frame:
 
 def frames(log: TableLog) -> tuple[list[Frame], LogError | None]:
     """Every event drawn, up to the first one that breaks the rules (and that error)."""
+    try:
+        other = game_replay(log)
+    except UnknownGame as exc:
+        return [], LogError(0, str(exc))
+    if other is not None:
+        return _game_frames(other, log)
     out: list[Frame] = []
     try:
         for step in replay(log):
@@ -69,25 +80,67 @@ def frames(log: TableLog) -> tuple[list[Frame], LogError | None]:
     return out, None
 
 
-def table_line(number: int, log: TableLog) -> str:
-    """One table of an archive as the table list shows it."""
-    opened = next((e for e in log.events if isinstance(e, TableOpened)), None)
+def _game_frames(module: ModuleType, log: TableLog) -> tuple[list[Frame], LogError | None]:
+    """``frames`` of a table of another game, drawn by its replay module."""
+    out: list[Frame] = []
+    try:
+        for step in module.steps(log):
+            state, event = step.state, step.event
+            out.append(
+                Frame(
+                    position=step.position,
+                    deal=state.deal_no,
+                    stop=isinstance(event, module.STOPS),
+                    deal_start=isinstance(event, module.DEAL_STARTS),
+                    line=f"[{step.position:4}] {module.describe(event, state)}",
+                    board=tuple(module.render_state(module.snapshot(state, event))),
+                )
+            )
+    except LogError as exc:
+        return out, exc
+    return out, None
+
+
+def keys_for(log: TableLog) -> str:
+    """The help line for a table: its game's where that game has its own."""
+    try:
+        other = game_replay(log)
+    except UnknownGame:
+        return KEYS
+    return str(getattr(other, "KEYS", KEYS)) if other is not None else KEYS
+
+
+def table_line(number: int, log: TableLog, titled: bool = False) -> str:
+    """One table of an archive as the table list shows it (``titled``: with its game)."""
+    opened = next((e for e in log.events if isinstance(e, (TableOpened, TableOpenedV2))), None)
     players = ", ".join(opened.players) if opened is not None else "?"
-    deals = sum(isinstance(e, DealScored) for e in log.events)
-    return f"{number:>3}  {log.table:<24} {players:<40} {deals:>3} deals {len(log.events):>5} events"
+    try:
+        other = game_replay(log)
+    except UnknownGame:
+        other = None
+    scored = DealScored if other is None else other.DEAL_SCORED
+    deals = sum(isinstance(e, scored) for e in log.events)
+    line = f"{number:>3}  {log.table:<24} {players:<40} {deals:>3} deals {len(log.events):>5} events"
+    return line + f"  {game_title(log_game(log))}" if titled else line
 
 
 def table_lines(logs: Sequence[TableLog], current: int | None = None) -> list[str]:
-    """The numbered list of an archive's tables (``*`` marks the one shown)."""
-    return [("*" if i == current else " ") + table_line(i + 1, log) for i, log in enumerate(logs)]
+    """The numbered list of an archive's tables (``*`` marks the one shown); each names its
+    game when the archive holds another game than Skat."""
+    titled = any(log_game(log) != "skat" for log in logs)
+    return [("*" if i == current else " ") + table_line(i + 1, log, titled) for i, log in enumerate(logs)]
 
 
 class Cursor:
     """A position in a table's frames and the moves over them. A move that cannot be made
     returns why (and leaves the cursor where it is)."""
 
-    def __init__(self, table: str, drawn: list[Frame], error: LogError | None = None) -> None:
+    def __init__(
+        self, table: str, drawn: list[Frame], error: LogError | None = None, stops: str = "trick or score"
+    ) -> None:
         self.table, self.frames, self.error = table, drawn, error
+        self.stops = stops
+        """What ``t`` moves to, in words."""
         self.at = 0
         self.starts = [i for i, f in enumerate(drawn) if f.deal_start]
 
@@ -109,7 +162,7 @@ class Cursor:
 
     def next_trick(self) -> str | None:
         found = next((i for i in range(self.at + 1, len(self.frames)) if self.frames[i].stop), None)
-        return self._to(found, "no trick or score after this event")
+        return self._to(found, f"no {self.stops} after this event")
 
     def next_deal(self) -> str | None:
         found = next((i for i in self.starts if i > self.at), None)
@@ -165,13 +218,20 @@ def navigate(
 
 def _open(log: TableLog) -> Cursor:
     drawn, error = frames(log)
+    try:
+        other = game_replay(log)
+    except UnknownGame:
+        other = None
+    if other is not None:
+        return Cursor(log.table, drawn, error, other.STOP_WORDS)
     return Cursor(log.table, drawn, error)
 
 
 def _loop(logs: Sequence[TableLog], read: Reader, out: TextIO, table: int, deal: int | None, clear: bool) -> int:
     cursor = _open(logs[table])
     note = cursor.deal(deal) if deal is not None else None
-    extra = [KEYS]
+    keys = keys_for(logs[table])
+    extra = [keys]
     while True:
         if not cursor.frames:
             print(f"{cursor.table}: {cursor.end_message()}", file=out)
@@ -215,11 +275,12 @@ def _loop(logs: Sequence[TableLog], read: Reader, out: TextIO, table: int, deal:
         elif word == "l" and arg.isdigit() and 1 <= int(arg) <= len(logs):
             table = int(arg) - 1
             cursor = _open(logs[table])
+            keys = keys_for(logs[table])
         elif word == "l":
             note = f"no table {arg} (tables 1..{len(logs)})"
         elif word in ("q", "quit", "exit"):
             return 0
         elif word in ("?", "h", "help"):
-            extra = [KEYS]
+            extra = [keys]
         else:
-            note = f"unknown command {command!r}; {KEYS}"
+            note = f"unknown command {command!r}; {keys}"

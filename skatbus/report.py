@@ -9,6 +9,12 @@ them by deal, so a number on the page is one click from the cards that made it.
 
 This module reads and computes (``Report`` is plain data); ``report_html`` draws it and
 ``report_cli`` writes the pages (``skat report``).
+
+A run or an archive may hold tables of another game than Skat: each table is read with its
+game (``replay.log_game``). The Skat part of the report is computed here from the Skat tables
+only, so it is what it would be without the others; the Thirty-one tables get their own part
+(``report_thirty_one``: places instead of a score list). An archive can be reported on without
+a results.json (the standings are then computed from it).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -25,7 +31,10 @@ from protocol.scoring import DealResult
 from protocol.table import LogError
 from protocol.tournament import standings as compute_standings
 
-from .replay import TableLog, doublings, read_archive, replay
+from .replay import TableLog, doublings, game_title, log_game, read_archive, replay
+
+if TYPE_CHECKING:
+    from .report_thirty_one import T31Report
 
 GAME_NAMES = {"G": "grand", "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "N": "null"}
 CATEGORIES = (*GAME_NAMES.values(), "ramsch", "defending")
@@ -98,13 +107,18 @@ class Report:
     refused: dict[str, int] = field(default_factory=dict)
     """Commands the services refused, per player, where results.json says."""
     warnings: list[str] = field(default_factory=list)
+    thirty_one: T31Report | None = None
+    """The run's Thirty-one tables, if it has any."""
 
 
 # --- reading -------------------------------------------------------------------------------
 
 
-def run_files(run: Path) -> tuple[Path, Path]:
-    """results.json and archive.jsonl of a run directory (or of the results.json given)."""
+def run_files(run: Path) -> tuple[Path | None, Path]:
+    """results.json and archive.jsonl of a run directory (or of the results.json given); an
+    archive file given by itself has no results.json (None)."""
+    if run.is_file() and run.name != "results.json":
+        return None, run
     directory = run.parent if run.name == "results.json" else run
     results, archive = directory / "results.json", directory / "archive.jsonl"
     if not directory.is_dir():
@@ -224,15 +238,45 @@ def table_report(log: TableLog) -> tuple[TableReport, list[tuple[DealResult, lis
     return report, results
 
 
-def build_report(results_path: Path, archive_path: Path) -> tuple[Report, dict[str, TableLog]]:
-    """The report's data, and the tables' logs (for their replay pages)."""
-    try:
-        results = json.loads(results_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{results_path}: not JSON: {exc}") from None
-    logs = read_archive(archive_path)
-    if not logs:
+def _games(logs: dict[str, TableLog]) -> dict[str, dict[str, TableLog]]:
+    """The logs by game, each game's tables in the archive's order."""
+    out: dict[str, dict[str, TableLog]] = {}
+    for table, log in logs.items():
+        out.setdefault(log_game(log), {})[table] = log
+    return out
+
+
+def _answered(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Turns answered in time per player, where standings rows say (of every game)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if isinstance(r.get("answered"), int):
+            out[str(r["player"])] = out.get(str(r["player"]), 0) + r["answered"]
+    return out
+
+
+def _name_of(results_path: Path | None, archive_path: Path) -> str:
+    """The run's name when results.json does not give one: its directory's."""
+    if results_path is not None or archive_path.name == "archive.jsonl":
+        return (results_path or archive_path).parent.name
+    return archive_path.stem
+
+
+def build_report(results_path: Path | None, archive_path: Path) -> tuple[Report, dict[str, TableLog]]:
+    """The report's data, and the tables' logs (for their replay pages); ``results_path`` None:
+    the archive alone."""
+    results: dict[str, Any] = {}
+    if results_path is not None:
+        try:
+            results = json.loads(results_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ReportError(f"{results_path}: not JSON: {exc}") from None
+    every = read_archive(archive_path)
+    if not every:
         raise ReportError(f"{archive_path}: no events")
+    games = _games(every)
+    logs = games.pop("skat", {})
+    t31_logs = games.pop("thirty-one", {})
     config = results.get("config") or {}
     players: list[str] = list(config.get("entrants") or [])
     tables: list[TableReport] = []
@@ -256,17 +300,34 @@ def build_report(results_path: Path, archive_path: Path) -> tuple[Report, dict[s
             _tally(by_game, r, table.players, active)
     for p in players:  # a player first seen at a later table: zeros before it
         running[p] = ([0] * (deals_so_far + 1 - len(running.get(p, [])))) + running.get(p, [])
-    standings = results.get("standings")
-    if not isinstance(standings, list) or not standings:
+    recorded_game = str(results.get("game") or "skat")
+    standings = results.get("standings") if recorded_game == "skat" else None
+    if not logs:
+        standings = []
+    elif not isinstance(standings, list) or not standings:
         events = [log.events for log in logs.values()]
         standings = msgspec.to_builtins(compute_standings(events))  # type: ignore[arg-type]
+    thirty_one = None
+    if t31_logs:  # imported here: report_thirty_one builds on this module's TimeOut
+        from .report_thirty_one import build as build_thirty_one
+
+        recorded = results.get("standings") if recorded_game == "thirty-one" else None
+        thirty_one = build_thirty_one(
+            list(t31_logs.values()),
+            recorded if isinstance(recorded, list) else None,
+            str(results.get("scoring") or ""),
+        )
+    everyone = players + [p for p in (thirty_one.players if thirty_one else []) if p not in players]
     recorded = time_outs_recorded(results)
-    counted: dict[str, int] = {p: 0 for p in players}
-    for t in tables:
-        for out in t.time_outs:
+    counted: dict[str, int] = {p: 0 for p in everyone}
+    for found in [t.time_outs for t in tables] + [t.time_outs for t in (thirty_one.tables if thirty_one else [])]:
+        for out in found:
             counted[out.player] = counted.get(out.player, 0) + 1
+    warnings = [str(w) for w in results.get("warnings") or []]
+    for game, others in games.items():  # the games the report cannot show
+        warnings.append(f"{len(others)} table(s) of {game_title(game)!r} left out: the report cannot show that game")
     report = Report(
-        tournament=str(results.get("tournament") or results_path.parent.name),
+        tournament=str(results.get("tournament") or _name_of(results_path, archive_path)),
         config=config,
         standings=standings,
         tables=tables,
@@ -274,10 +335,11 @@ def build_report(results_path: Path, archive_path: Path) -> tuple[Report, dict[s
         running=running,
         starts=starts,
         by_game=by_game,
-        time_outs=counted if recorded is None else {p: recorded.get(p, counted.get(p, 0)) for p in players},
+        time_outs=counted if recorded is None else {p: recorded.get(p, counted.get(p, 0)) for p in everyone},
         time_outs_recorded=recorded is not None,
-        answered={str(r["player"]): r["answered"] for r in standings if isinstance(r.get("answered"), int)},
+        answered=_answered([*standings, *(thirty_one.standings if thirty_one else [])]),
         refused={str(p): n for p, n in (results.get("refused") or {}).items() if isinstance(n, int) and n},
-        warnings=[str(w) for w in results.get("warnings") or []],
+        warnings=warnings,
+        thirty_one=thirty_one,
     )
-    return report, logs
+    return report, {**logs, **t31_logs}

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .replay_html import render_html
-from .report import ReportError, build_report, run_files
+from .report import ReportError, TableReport, build_report, run_files
 from .report_html import render_report
+from .report_thirty_one import T31TableReport
 
 
 def _page_name(table: str) -> str:
@@ -24,16 +25,20 @@ def _page_name(table: str) -> str:
 
 
 def write_report(run: Path, out: Path | None = None, replays: bool = True) -> tuple[Path, int]:
-    """Write the report (default ``RUN/report.html``) and, with ``replays``, a replay page per
-    table in ``replay/`` beside it; returns the report's path and the pages written."""
+    """Write the report (default ``RUN/report.html``, or beside an archive given by itself) and,
+    with ``replays``, a replay page per table (of every game) in ``replay/`` beside it; returns
+    the report's path and the pages written."""
     results_path, archive_path = run_files(run)
-    out = out or results_path.parent / "report.html"
+    out = out or (results_path or archive_path).parent / "report.html"
     report, logs = build_report(results_path, archive_path)
     pages = 0
     if replays:
         replay_dir = out.parent / "replay"
         replay_dir.mkdir(parents=True, exist_ok=True)
-        for table in report.tables:
+        tables: list[TableReport | T31TableReport] = [*report.tables]
+        if report.thirty_one is not None:
+            tables += report.thirty_one.tables
+        for table in tables:
             page, count = render_html(logs[table.table])
             if count:
                 path = replay_dir / _page_name(table.table)
@@ -51,9 +56,10 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "report",
         help="write an HTML page about a tournament run: standings, charts, time-outs, replays",
-        description="Write RUN/report.html (one self-contained page) and a replay page per table in RUN/replay/.",
+        description="Write RUN/report.html (one self-contained page) and a replay page per table in RUN/replay/. "
+        "Skat and Thirty-one tables are each reported with their game.",
     )
-    p.add_argument("run", help="a run directory, runs/<id>/ (or its results.json)")
+    p.add_argument("run", help="a run directory, runs/<id>/ (or its results.json), or an archive.jsonl by itself")
     p.add_argument(
         "--out", default=None, metavar="FILE.html", help="where to write the report (default RUN/report.html)"
     )

@@ -4,6 +4,10 @@ Everything is drawn on the server side: the tables as HTML, the charts as inline
 (``charts``), the look from ``html_style`` (the replay page's frame). The page runs no script,
 so it reads the same in any browser, printed, or in a mail client; its only links are the
 relative ones to the tables' replay pages beside it.
+
+A run with Thirty-one tables gets their sections too (``report_thirty_one_html``), laid out as
+the Skat ones: standings, a running chart, the players' statistics, the tables; the time-outs
+are one section for every game. A run of Skat tables only is drawn exactly as before.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 from .charts import Interval, Marker, Series, interval_bar, interval_scale, line_chart
 from .html_style import BASE_CSS, PLAYER_COLOURS, style
 from .report import CATEGORIES, Report, TableReport, Tally
+from .report_thirty_one import T31TableReport
 
 REPORT_CSS = """
   main.report { max-width: 1180px; margin: 0 auto; padding: 1em; }
@@ -69,7 +74,7 @@ def _rules_line(config: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _replay_href(table: TableReport, deal: int | None = None, step: int = 0) -> str | None:
+def _replay_href(table: TableReport | T31TableReport, deal: int | None = None, step: int = 0) -> str | None:
     if table.replay is None:
         return None
     return table.replay + (f"#deal={deal}&step={step}" if deal is not None else "")
@@ -84,7 +89,12 @@ class _Page:
 
     def __init__(self, report: Report) -> None:
         self.r = report
-        self.colour = {p: PLAYER_COLOURS[i % len(PLAYER_COLOURS)] for i, p in enumerate(report.players)}
+        t31 = report.thirty_one
+        self.everyone = report.players + [p for p in (t31.players if t31 else []) if p not in report.players]
+        """Every player of the run: the Skat tables' first (their colours do not depend on
+        whether the run has other games), then those who played only Thirty-one."""
+        self.colour = {p: PLAYER_COLOURS[i % len(PLAYER_COLOURS)] for i, p in enumerate(self.everyone)}
+        self.all_tables: list[TableReport | T31TableReport] = [*report.tables, *(t31.tables if t31 else [])]
 
     def who(self, player: str) -> str:
         return _swatch(self.colour.get(player, "#999")) + escape(player)
@@ -208,7 +218,7 @@ class _Page:
             "<th class='num'>turns answered</th><th class='num'>timed out</th></tr>" if answered else "</tr>"
         )
         rows = []
-        for p in self.r.players:
+        for p in self.everyone:
             n = self.r.time_outs.get(p, 0)
             extra = ""
             if answered:
@@ -217,7 +227,7 @@ class _Page:
             rows.append(f"<tr><td>{self.who(p)}</td><td class='num'>{n}</td>{extra}</tr>")
         where = "".join(
             f"<li>{_link(f'{escape(o.table)} deal {o.deal}', _replay_href(t, o.deal, o.step))}: {escape(o.player)}</li>"
-            for t in self.r.tables
+            for t in self.all_tables
             for o in t.time_outs
         )
         limit = f" (turn time {seconds:g} s)" if isinstance(seconds, (int, float)) else ""
@@ -265,23 +275,46 @@ class _Page:
 
 def render_report(report: Report) -> str:
     page = _Page(report)
+    t31 = None
+    if report.thirty_one is not None:  # imported here: its sections draw with this module's helpers
+        from .report_thirty_one_html import T31Page
+
+        t31 = T31Page(report.thirty_one, page.colour, report.time_outs)
+    skat = bool(report.tables) or t31 is None
     bots = ", ".join(f"{escape(p)}: {escape(str(b))}" for p, b in (report.config.get("bots") or {}).items())
+    subtitle = [_rules_line(report.config)] if skat else []
+    if t31 is not None:
+        subtitle.append(t31.rules_line(report.config))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(f'skat report: {report.tournament}')}</title>\n"
         f"{style(BASE_CSS, REPORT_CSS)}\n</head>\n<body>\n"
         f"<header><h1>Tournament {escape(report.tournament)}</h1>"
-        f'<span class="sub">{escape(_rules_line(report.config))}</span></header>\n'
+        f'<span class="sub">{escape("; ".join(subtitle))}</span></header>\n'
         '<main class="report">\n'
         + page.warnings()
-        + page.standings()
-        + page.running()
-        + page.games()
+        + (page.standings() + page.running() + page.games() if skat else "")
+        + (t31.standings() + t31.running() + t31.statistics() if t31 is not None else "")
         + page.time_outs()
-        + page.tables()
+        + (page.tables() if skat else "")
+        + (t31.tables() if t31 is not None else "")
         + "\n</main>\n"
-        + f"<footer>{len(report.tables)} tables{'; bots ' + bots if bots else ''}. "
-        "Standings from results.json; everything else re-derived by folding each table's log "
-        "(<code>skat replay --verify</code>).</footer>\n</body>\n</html>\n"
+        + f"<footer>{_footer(report, skat)}{'; bots ' + bots if bots else ''}. "
+        + (
+            "Standings from results.json; everything else re-derived by folding each table's log "
+            if t31 is None
+            else ("Skat standings from results.json; " if skat else "")
+            + "Thirty-one standings from the places its tables' logs fold to; everything else re-derived by "
+            "folding each table's log "
+        )
+        + "(<code>skat replay --verify</code>).</footer>\n</body>\n</html>\n"
     )
+
+
+def _footer(report: Report, skat: bool) -> str:
+    if report.thirty_one is None:
+        return f"{len(report.tables)} tables"
+    t31 = len(report.thirty_one.tables)
+    games = f"{len(report.tables)} Skat, {t31} Thirty-one" if skat else f"{t31} Thirty-one"
+    return f"{len(report.tables) + t31} tables ({games})"

@@ -31,10 +31,14 @@ from nats.js.errors import APIError, NotFoundError
 from protocol.archive import encode_line
 from protocol.events import MSGPACK, DealScored, Event, SeatWithdrawn, TableClosed, TablePaused, TableResumed
 from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, hello_subject, is_inbox, parse_command_subject, player_inbox
+from protocol.thirty_one.events import T31DealScored
+from protocol.thirty_one.state import places as thirty_one_places
 from protocol.tournament import (
+    PLACE_POINTS,
+    SKAT,
     Forfeit,
+    PlaceStanding,
     Standing,
-    TableFinished,
     TableSpec,
     TournamentConfig,
     TournamentCreated,
@@ -43,7 +47,10 @@ from protocol.tournament import (
     TournamentState,
     fold_tournament,
     forfeits,
-    standings,
+    place_points,
+    ranked_by_places,
+    standings_of,
+    table_finished,
     turn_of,
 )
 from protocol.wire import OpenTable, PauseTable, Reply, decode, encode
@@ -172,9 +179,12 @@ class Progress:
     The rate counts only deals played since this process started watching (``already`` were
     done before: a resumed tournament), so it and the ETA mean what they say."""
 
-    def __init__(self, total: int, out: TextIO = sys.stdout, already: int = 0) -> None:
+    leader_label = "SF/deal"
+    """What the leaders' figures are (Seeger-Fabian points per deal)."""
+
+    def __init__(self, total: int, out: TextIO = sys.stdout, already: float = 0) -> None:
         self.total, self.out = total, out
-        self.done = already
+        self.done: float = already
         self.already = already
         self.started = time.monotonic()
         self.tty = out.isatty()
@@ -185,7 +195,7 @@ class Progress:
         """Which tables are paused (``PAUSED ...``), empty when none is."""
         self._printed_paused = ""
 
-    def update(self, done: int, leader: str = "", timeouts: str = "", paused: str | None = None) -> None:
+    def update(self, done: float, leader: str = "", timeouts: str = "", paused: str | None = None) -> None:
         """Show the progress; ``paused`` (None: as before) says which tables are paused."""
         self.done, self.leader, self.timeouts = done, leader or self.leader, timeouts or self.timeouts
         if paused is not None:
@@ -195,15 +205,23 @@ class Progress:
             self.out.write("\r" + self.line(width).ljust(width))
             self.out.flush()
             return
-        tenth = 10 * done // max(self.total, 1)
+        tenth = int(10 * done // max(self.total, 1))
         # A pause (or its end) is news even when no deal moves: a log shows it at once.
         if tenth != self._last_tenth or self.paused != self._printed_paused:
             self._last_tenth, self._printed_paused = tenth, self.paused
             print(self.line(), file=self.out, flush=True)
 
     def rate(self) -> float:
+        """Units of ``done`` per second since this process started watching."""
         elapsed = time.monotonic() - self.started
         return (self.done - self.already) / elapsed if elapsed > 0 else 0.0
+
+    def counted(self) -> str:
+        """How far it is, the first field of the line."""
+        return f"{self.done:.0f}/{self.total} deals"
+
+    def speed(self) -> str:
+        return f"{self.rate():.1f} deals/s"
 
     def line(self, width: int | None = None) -> str:
         """The progress as one line of at most ``width`` characters: deals done first, then
@@ -211,23 +229,18 @@ class Progress:
         fit, the bar last."""
         rate = self.rate()
         eta = f"ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and not self.paused else "ETA ?"
-        fields = [
-            f"{self.done}/{self.total} deals",
-            *([self.paused] if self.paused else []),
-            eta,
-            f"{rate:.1f} deals/s",
-        ]
+        fields = [self.counted(), *([self.paused] if self.paused else []), eta, self.speed()]
         if self.timeouts:
             fields.append(f"time-outs: {self.timeouts}")
         if self.leader:
-            fields.append(f"SF/deal: {self.leader}")
+            fields.append(f"{self.leader_label}: {self.leader}")
         if width is None:
             return "  ".join(fields)
         line = fields[0][:width]
         for field in fields[1:]:
             if len(line) + 2 + len(field) <= width:
                 line += "  " + field
-            elif field.startswith("SF/deal") and width - len(line) > 20:
+            elif field.startswith(self.leader_label) and width - len(line) > 20:
                 line += "  " + field[: width - len(line) - 3].rsplit("  ", 1)[0]  # whole names only
         room = width - len(line) - 3
         if room >= 10:
@@ -239,6 +252,41 @@ class Progress:
     def finish(self) -> None:
         if self.tty:
             self.out.write("\n")
+
+
+class TableProgress(Progress):
+    """The progress of tables whose length nobody knows in advance (Thirty-one: played to the
+    last survivor): ``done`` counts tables, a running one by how far its game has come
+    (``game_progress``), so the bar and the ETA move with every deal; the deals played and
+    their rate are shown beside it. The leaders are by place points per table so far (every
+    table's places as they would be if it ended now: T38's ranking by coins)."""
+
+    leader_label = "place pts/table"
+
+    def __init__(self, tables: int, out: TextIO = sys.stdout, already: float = 0, deals: int = 0) -> None:
+        super().__init__(tables, out, already)
+        self.deals = deals
+        self.deals_before = deals
+
+    def counted(self) -> str:
+        return f"{self.done:.1f}/{self.total} tables ({self.deals} deals)"
+
+    def speed(self) -> str:
+        elapsed = time.monotonic() - self.started
+        return f"{(self.deals - self.deals_before) / elapsed if elapsed > 0 else 0.0:.1f} deals/s"
+
+
+def game_progress(lost: Sequence[int], lives: int, deals: int, max_deals: int, closed: bool) -> float:
+    """How far a game played to the last survivor has come, 0 to 1: the share of the lives
+    the game needs lost so far (every seat but one must lose ``lives``, its coins and, on the
+    county, one more: T25), or of ``max_deals`` deals played, whichever is further (T29); 1
+    once the table is closed. It never goes back: lost lives only grow."""
+    if closed:
+        return 1.0
+    need = (len(lost) - 1) * lives
+    spent = sum(sorted((min(n, lives) for n in lost), reverse=True)[: len(lost) - 1])
+    by_lives = spent / need if need > 0 else 0.0
+    return min(0.99, max(by_lives, deals / max(max_deals, 1)))
 
 
 async def run_tournament(
@@ -275,7 +323,9 @@ async def run_tournament(
         on_created(config)
     watch = _Watch(state)
     players = [
-        RemotePlayer(nc, entrant, make_bot(bot, f"{config.seed}/{entrant}"), request_timeout=request_timeout)
+        RemotePlayer(
+            nc, entrant, make_bot(bot, f"{config.seed}/{entrant}", config.game), request_timeout=request_timeout
+        )
         for entrant, bot in config.bots.items()
     ]
     subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
@@ -331,14 +381,49 @@ async def _create(tlog: TournamentLog, config: TournamentConfig, out_dir: Path) 
     return state
 
 
+@dataclasses.dataclass
+class _Game:
+    """A running table of a game played to the last survivor, as its scored deals tell it
+    (Thirty-one's ``t31_deal_scored``, the one such game there is): lives lost, coins and the
+    deal each seat was eliminated in, for the progress and the places so far."""
+
+    lost: list[int]
+    coins: list[int]
+    out_deal: list[int]
+    deals: int = 0
+
+    def scored(self, event: T31DealScored) -> None:
+        if event.deal <= self.deals:
+            return  # the feed repeated it
+        self.deals = event.deal
+        self.lost = [a + b for a, b in zip(self.lost, event.lives, strict=False)]
+        self.coins = list(event.coins)
+        for seat in event.eliminated:
+            if 0 <= seat < len(self.out_deal):
+                self.out_deal[seat] = event.deal
+
+    def places(self) -> list[int]:
+        """The places if the game ended now: the active seats by coins (T38), the eliminated
+        in the reverse order of their elimination."""
+        n = len(self.coins)
+        active = [s for s in range(n) if not self.out_deal[s]]
+        return thirty_one_places(n, active, self.coins, self.out_deal, by_coins=True)
+
+
 class _Watch:
-    """What the public feed says while the tables play: deals scored, Seeger-Fabian so far,
-    time-outs per player, which tables closed. Best effort (the feed may repeat or drop an
-    event); the results are computed from the stored logs."""
+    """What the public feed says while the tables play: deals scored, Seeger-Fabian so far (a
+    game ranked by places: lives lost, coins and places so far), time-outs per player, which
+    tables closed. Best effort (the feed may repeat or drop an event); the results are
+    computed from the stored logs."""
 
     def __init__(self, state: TournamentState) -> None:
+        assert state.config is not None
         self.pending = {t.table for t in state.pending}
         self.seating = {t.table: t.players for t in state.tables}
+        self.by_places = ranked_by_places(state.config.game)
+        self.rules = state.config.table_rules()
+        self.finished = dict(state.finished)
+        self.games: dict[str, _Game] = {}
         self.deals_done: dict[str, int] = {}
         self.closed: set[str] = set()
         self.all_closed = asyncio.Event()
@@ -358,6 +443,16 @@ class _Watch:
             return
         event = MSGPACK.decode(msg.data)
         if not isinstance(event, Event):
+            return
+        self.seen(table, event)
+
+    def seen(self, table: str, event: Event, live: bool = True) -> None:
+        """One event of a pending table: from the public feed (``live``), or read from the
+        store when a tournament is resumed (then only what the progress needs)."""
+        if self.by_places and isinstance(event, T31DealScored):
+            self.game(table).scored(event)
+            self.deals_done[table] = self.game(table).deals
+        if not live:
             return
         turn = turn_of(self._previous.get(table), event)
         self._previous[table] = event
@@ -381,6 +476,42 @@ class _Watch:
         elif isinstance(event, SeatWithdrawn) and 0 <= event.seat < len(self.seating[table]):
             self.withdrawn.setdefault(self.seating[table][event.seat], set()).add(table)
 
+    def game(self, table: str) -> _Game:
+        """The running game at ``table`` (of a game ranked by places)."""
+        found = self.games.get(table)
+        if found is None:
+            n = len(self.seating[table])
+            coins = int(getattr(self.rules, "coins", 0))
+            found = self.games[table] = _Game([0] * n, [coins] * n, [0] * n)
+        return found
+
+    def progress(self) -> float:
+        """Tables done (a game ranked by places): the finished ones, and each running one by
+        how far its game has come (``game_progress``)."""
+        lives = int(getattr(self.rules, "coins", 1)) + int(bool(getattr(self.rules, "county", False)))
+        max_deals = int(getattr(self.rules, "max_deals", 1))
+        done = float(len(self.seating) - len(self.pending))
+        for table in self.pending:
+            g = self.game(table)
+            done += game_progress(g.lost, lives, g.deals, max_deals, table in self.closed)
+        return done
+
+    def place_leaders(self) -> str:
+        """Place points per table so far, over every table: a finished table's places, a
+        running one's as they would be if it ended now."""
+        points: dict[str, list[int]] = {}
+        for table, seats in self.seating.items():
+            finished = self.finished.get(table)
+            places = finished.places if finished is not None and finished.places else self.game(table).places()
+            for seat, name in enumerate(seats):
+                points.setdefault(name, []).append(place_points(places[seat], len(seats)))
+        order = sorted(points, key=lambda n: (-sum(points[n]) / len(points[n]), n))
+        return "  ".join(f"{n} {sum(points[n]) / len(points[n]):.2f}" for n in order[:4])
+
+    def deals_total(self) -> int:
+        """Deals scored at the pending tables (as far as the feed and the store told)."""
+        return sum(self.deals_done.values())
+
     def table_closed(self, table: str) -> None:
         self.closed.add(table)
         self.paused.discard(table)
@@ -388,7 +519,10 @@ class _Watch:
             self.all_closed.set()
 
     def leaders(self) -> str:
-        """The standings so far, from the deals scored while we watched."""
+        """The standings so far, from the deals scored while we watched (a game ranked by
+        places: ``place_leaders``)."""
+        if self.by_places:
+            return self.place_leaders()
         order = sorted(self.running, key=lambda n: -self.running[n] / max(self.dealt[n], 1))
         return "  ".join(f"{n} {self.running[n] / max(self.dealt[n], 1):+.1f}" for n in order[:4])
 
@@ -429,6 +563,9 @@ async def _play(
     for spec in state.pending:
         stored = await store.read(spec.table)
         watch.deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
+        for s in stored:
+            if isinstance(s.event, Event):
+                watch.seen(spec.table, s.event, live=False)
         if stored and isinstance(stored[-1].event, TableClosed):
             watch.table_closed(spec.table)
         elif is_paused(s.event for s in stored):
@@ -436,14 +573,25 @@ async def _play(
     if watch.closed >= watch.pending:
         watch.all_closed.set()
     finished_before = sum(f.deals for f in state.finished.values())
-    total = config.rules.deals * len(state.tables)
     # The clock starts as the tables open; deals played before (a resume) do not count in the rate.
-    progress = Progress(total, out, already=finished_before + sum(watch.deals_done.values()))
+    progress: Progress
+    if watch.by_places:
+        total = len(state.tables)
+        progress = TableProgress(total, out, already=watch.progress(), deals=finished_before + watch.deals_total())
+    else:
+        total = config.rules.deals * len(state.tables)
+        progress = Progress(total, out, already=finished_before + sum(watch.deals_done.values()))
+    rules = config.table_rules()
     for spec in state.pending:
         if spec.table in watch.closed:
             continue
         request = OpenTable(
-            table=spec.table, players=spec.players, rules=config.rules, seed=spec.seed, formats=config.formats
+            table=spec.table,
+            players=spec.players,
+            rules=rules,
+            game=config.game,
+            seed=spec.seed,
+            formats=config.formats,
         )
         reply: Reply = await open_table(nc, request)
         if not reply.ok and reply.code != "exists":
@@ -465,9 +613,15 @@ async def _play(
     for p in players:  # a resumed tournament's bots: ask for the prompts they missed
         await p.hello()
     ticks = 0
+
+    def done() -> float:
+        if isinstance(progress, TableProgress):
+            progress.deals = finished_before + watch.deals_total()
+            return watch.progress()
+        return finished_before + sum(watch.deals_done.values())
+
     while not watch.all_closed.is_set():
-        done = finished_before + sum(watch.deals_done.values())
-        progress.update(done, watch.leaders(), watch.timeouts_line(), watch.paused_line())
+        progress.update(done(), watch.leaders(), watch.timeouts_line(), watch.paused_line())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(watch.all_closed.wait(), 0.25)
         ticks += 1
@@ -475,6 +629,7 @@ async def _play(
             for table in watch.pending - watch.closed:
                 if await store.has_event(table, "table_closed"):
                     watch.table_closed(table)
+    done()
     progress.update(total, watch.leaders(), watch.timeouts_line(), "")
     progress.finish()
 
@@ -495,12 +650,8 @@ async def _finish(
     for spec in state.tables:
         table_logs[spec.table] = [s.event for s in await store.read(spec.table) if isinstance(s.event, Event)]
     for spec in state.pending:
-        events = table_logs[spec.table]
-        last = next(e for e in reversed(events) if isinstance(e, DealScored))
-        sheet = [e for e in events if isinstance(e, DealScored)]
-        totals = [sum(e.result.scores[i] for e in sheet) for i in range(len(spec.players))]
-        sf = [sum(e.result.seeger_fabian[i] for e in sheet) for i in range(len(spec.players))]
-        finished = TableFinished(table=spec.table, deals=last.deal, totals=totals, seeger_fabian=sf)
+        # Skat: the scores' sums; a game ranked by places: the pure engine's fold of the log.
+        finished = await asyncio.to_thread(table_finished, table_logs[spec.table])
         await tlog.append(tid, finished)
         state.apply(finished)
     if not state.done:
@@ -694,6 +845,17 @@ class Listener:
             heard.refused[reply.code or "?"] = heard.refused.get(reply.code or "?", 0) + 1
 
 
+def config_json(config: TournamentConfig) -> dict[str, Any]:
+    """The configuration as results.json gives it: as stored, except that for a game other
+    than Skat ``rules`` are that game's rules, every option spelled out (the Skat rules a
+    Thirty-one tournament's log carries unused would only mislead a reader)."""
+    out: dict[str, Any] = msgspec.to_builtins(config)
+    if ranked_by_places(config.game):
+        out["rules"] = msgspec.to_builtins(config.table_rules())
+        del out["game_rules"]
+    return out
+
+
 def write_results(
     config: TournamentConfig,
     state: TournamentState,
@@ -710,14 +872,18 @@ def write_results(
     lists every withdrawal. ``refused`` (commands the services refused, per built-in bot: only
     the runner sees those) goes into results.json as it is, and ``heard`` (what the runner
     heard of each remote entrant, ``Listener``) too; ``warnings`` says who never answered, and
-    why as far as the runner can tell, and who forfeited."""
+    why as far as the runner can tell, and who forfeited. ``game`` names the game; a game
+    ranked by places has place standings (``place_standings``) and says in ``scoring`` how
+    place points are made."""
     out.mkdir(parents=True, exist_ok=True)
     logs_in_order = list(table_logs.values())
-    table = standings(logs_in_order)
+    table = standings_of(config.game, logs_in_order)
     withdrawals = forfeits(logs_in_order)
-    results = {
+    results: dict[str, Any] = {
         "tournament": config.id,
-        "config": msgspec.to_builtins(config),
+        "game": config.game,
+        "config": config_json(config),
+        **({"scoring": PLACE_POINTS} if ranked_by_places(config.game) else {}),
         "standings": msgspec.to_builtins(table),
         "forfeits": msgspec.to_builtins(withdrawals),
         "refused": dict(refused or {}),
@@ -733,37 +899,10 @@ def write_results(
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     with open(out / "standings.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(
-            [
-                "rank",
-                "player",
-                "seeger_fabian",
-                "deals",
-                "per_deal",
-                "ci95",
-                "list_points",
-                "declared",
-                "won",
-                "timeouts",
-                "forfeit",
-            ]
-        )
-        for rank, s in enumerate(table, 1):
-            w.writerow(
-                [
-                    rank,
-                    s.player,
-                    s.seeger_fabian,
-                    s.deals,
-                    f"{s.per_deal:.2f}",
-                    "" if s.ci95 is None else f"{s.ci95:.2f}",
-                    s.list_points,
-                    s.declared,
-                    s.won,
-                    s.timeouts,
-                    "true" if s.forfeit else "false",
-                ]
-            )
+        if ranked_by_places(config.game):
+            _place_rows(w, [s for s in table if isinstance(s, PlaceStanding)])
+        else:
+            _skat_rows(w, [s for s in table if isinstance(s, Standing)])
     with open(out / "archive.jsonl", "wb") as f:
         for name, events in table_logs.items():
             for index, event in enumerate(events):
@@ -771,8 +910,61 @@ def write_results(
     return results
 
 
+def _skat_rows(w: Any, table: Sequence[Standing]) -> None:
+    w.writerow(
+        ["rank", "player", "seeger_fabian", "deals", "per_deal", "ci95", "list_points", "declared", "won",
+         "timeouts", "forfeit"]
+    )  # fmt: skip
+    for rank, s in enumerate(table, 1):
+        w.writerow(
+            [
+                rank,
+                s.player,
+                s.seeger_fabian,
+                s.deals,
+                f"{s.per_deal:.2f}",
+                "" if s.ci95 is None else f"{s.ci95:.2f}",
+                s.list_points,
+                s.declared,
+                s.won,
+                s.timeouts,
+                "true" if s.forfeit else "false",
+            ]
+        )
+
+
+def _place_rows(w: Any, table: Sequence[PlaceStanding]) -> None:
+    """standings.csv of a game ranked by places; ``places`` is ``place:tables`` pairs
+    (``1:3 2:1``: first at three tables, second at one)."""
+    w.writerow(
+        ["rank", "player", "place_points", "tables", "per_table", "ci95", "wins", "mean_place", "mean_coins",
+         "deals", "places", "timeouts", "forfeit"]
+    )  # fmt: skip
+    for rank, s in enumerate(table, 1):
+        w.writerow(
+            [
+                rank,
+                s.player,
+                s.place_points,
+                s.tables,
+                f"{s.per_table:.2f}",
+                "" if s.ci95 is None else f"{s.ci95:.2f}",
+                s.wins,
+                f"{s.mean_place:.2f}",
+                f"{s.mean_coins:.2f}",
+                s.deals,
+                " ".join(f"{p}:{n}" for p, n in s.places.items()),
+                s.timeouts,
+                "true" if s.forfeit else "false",
+            ]
+        )
+
+
 def entrant_warnings(
-    table: list[Standing], bots: dict[str, str], heard: dict[str, Heard] | None = None, resumed: bool = False
+    table: Sequence[Standing | PlaceStanding],
+    bots: dict[str, str],
+    heard: dict[str, Heard] | None = None,
+    resumed: bool = False,
 ) -> list[str]:
     """A warning for each player that never answered a turn (every move of its was the
     default one, so its place says nothing about its bot), saying what the runner heard of a
@@ -821,7 +1013,10 @@ def forfeit_warnings(found: Sequence[Forfeit]) -> list[str]:
 def format_standings(results: dict[str, Any]) -> str:
     """The standings as a readable table: Seeger-Fabian points per deal with the half-width
     of their 95 % confidence interval, time-outs, ``(forfeit)`` after an entrant that was
-    withdrawn (it ranks below every entrant that finished), and the warnings."""
+    withdrawn (it ranks below every entrant that finished), and the warnings. A game ranked by
+    places (``results["game"]``): place points per table instead (``format_place_standings``)."""
+    if ranked_by_places(str(results.get("game") or SKAT)):
+        return format_place_standings(results)
     rows = results["standings"]
     lines = [
         f"{'#':>2}  {'player':<16} {'Seeger-Fabian':>13} {'per deal (95 %)':>17} {'deals':>6} {'declared':>9} "
@@ -835,6 +1030,33 @@ def format_standings(results: dict[str, Any]) -> str:
             f"{rank:>2}  {name:<16} {s['seeger_fabian']:>13} {s['per_deal']:>8.1f}{ci:<9} {s['deals']:>6} "
             f"{s['declared']:>9} {s['won']:>5} {s.get('timeouts', 0):>9}  {games}"
         )
+    for warning in results.get("warnings", []):
+        lines.append(f"warning: {warning}")
+    return "\n".join(lines)
+
+
+def _ordinal(place: int) -> str:
+    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
+
+
+def format_place_standings(results: dict[str, Any]) -> str:
+    """The standings of a game ranked by places: place points per table with the half-width
+    of their 95 % interval, tables, wins, mean coins at the end, deals dealt in, time-outs and
+    how often each place was taken; then how place points are made, and the warnings."""
+    rows = results["standings"]
+    lines = [
+        f"{'#':>2}  {'player':<16} {'place pts/table (95 %)':>22} {'tables':>6} {'wins':>5} {'mean coins':>10} "
+        f"{'deals':>6} {'time-outs':>9}  places",
+    ]
+    for rank, s in enumerate(rows, 1):
+        ci = "" if s["ci95"] is None else f" ± {s['ci95']:.2f}"
+        places = ", ".join(f"{_ordinal(int(p))} {n}" for p, n in s["places"].items())
+        name = f"{s['player']} (forfeit)" if s.get("forfeit") else s["player"]
+        lines.append(
+            f"{rank:>2}  {name:<16} {s['per_table']:>12.2f}{ci:<10} {s['tables']:>6} {s['wins']:>5} "
+            f"{s['mean_coins']:>10.2f} {s['deals']:>6} {s.get('timeouts', 0):>9}  {places}"
+        )
+    lines.append(f"({results.get('scoring') or PLACE_POINTS})")
     for warning in results.get("warnings", []):
         lines.append(f"warning: {warning}")
     return "\n".join(lines)

@@ -5,6 +5,10 @@ fit) is found before anything starts and raised as ``UsageError``: one line, exi
 A run is interrupted by Ctrl-C or SIGTERM without a traceback: its open tables are paused (no
 clock runs on while nobody watches), the bots and, with the built-in stack, the services and
 the server are stopped, and the line to resume it is printed.
+
+``--game`` picks the game (Skat, the default, or Thirty-one). Each game has its own options
+(``GAME_OPTIONS``): one given for the other game is refused, saying whose it is, and so is a
+built-in bot the game does not have.
 """
 
 from __future__ import annotations
@@ -21,9 +25,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from protocol import registry
 from protocol.rules import Rules
 from protocol.subjects import check_token
-from protocol.tournament import TournamentConfig
+from protocol.thirty_one.rules import ThirtyOneRules
+from protocol.tournament import SKAT, TournamentConfig
 from services import logs
 from services.connection import (
     ConnectionSettings,
@@ -36,15 +44,47 @@ from services.connection import (
 )
 from services.connection import add_arguments as add_connection_arguments
 
-from .bots import BOTS
+from .bots import BOTS, bot_games, bots_of, unknown_bot
 from .errors import UsageError
 from .outputs import writable_dir
 
+THIRTY_ONE = "thirty-one"
+GAMES = (SKAT, THIRTY_ONE)
+"""The games a tournament can play (``--game``)."""
 DEFAULT_BOTS = ("heuristic", "stepping-random", "random", "random")
 """Seats left to built-in bots when ``--bots`` is not given are filled from this, in order."""
+DEFAULT_GAME_BOTS: dict[str, tuple[str, ...]] = {
+    SKAT: DEFAULT_BOTS,
+    THIRTY_ONE: ("heuristic", "random", "random", "heuristic", "random", "heuristic", "random", "heuristic", "random"),
+}
+"""Per game, what fills the seats ``--bots`` leaves (up to the most seats its tables have)."""
+DEFAULT_PLAYERS = 3
+DEFAULT_ROUNDS = 8
+GAME_OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
+    SKAT: {
+        "rounds": ("--rounds", None),
+        "profile": ("--profile", None),
+        "kontra": ("--kontra", False),
+        "ramsch": ("--ramsch", False),
+        "bock": ("--bock", False),
+        "seeger_fabian": ("--standard", True),
+    },
+    THIRTY_ONE: {
+        "coins": ("--coins", None),
+        "min_knock": ("--min-knock", None),
+        "throw_down": ("--throw-down", False),
+        "stock_out": ("--stock-out", None),
+        "three_of_a_kind": ("--three-of-a-kind", None),
+        "straight_flush": ("--straight-flush", False),
+        "county": ("--no-county", True),
+        "knock_in_first_round": ("--no-knock-in-first-round", True),
+        "max_deals": ("--max-deals", None),
+    },
+}
+"""Per game, its own options: dest -> (the flag, its value when not given)."""
 CONFIG_OPTIONS = frozenset(
-    {"bots", "remote", "id", "groups", "rounds", "duplicate", "seed", "profile", "kontra", "ramsch", "bock",
-     "seeger_fabian", "players", "turn_seconds", "max_timeouts"}
+    {"bots", "remote", "id", "groups", "duplicate", "seed", "players", "turn_seconds", "max_timeouts", "game",
+     *(name for options in GAME_OPTIONS.values() for name in options)}
 )  # fmt: skip
 """Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
 MAX_TABLE_SUFFIX = len("-g999r3")
@@ -57,13 +97,22 @@ PAUSE_WITHIN = 6.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    skat_bots = ", ".join(sorted(BOTS))
+    t31_bots = ", ".join(sorted(bots_of(THIRTY_ONE)))
+    p.add_argument(
+        "--game",
+        default=None,
+        metavar="GAME",
+        help="the game its tables play: skat (default) or thirty-one (played to the last survivor, ranked by "
+        "places); each has its own options below",
+    )
     p.add_argument(
         "--bots",
         default=None,
         metavar="NAME,...",
-        help=f"built-in bots ({', '.join(sorted(BOTS))}), one per seat the --remote players leave, in seat order; "
-        "a name given twice plays as NAME and NAME-2 (default: the first seats of "
-        f"{','.join(DEFAULT_BOTS)})",
+        help=f"built-in bots (Skat: {skat_bots}; Thirty-one: {t31_bots}), one per seat the --remote players "
+        "leave, in seat order; a name given twice plays as NAME and NAME-2 (default: the first seats of "
+        f"{','.join(DEFAULT_BOTS)}; Thirty-one: {','.join(DEFAULT_GAME_BOTS[THIRTY_ONE][:3])},...)",
     )
     p.add_argument(
         "--remote",
@@ -93,7 +142,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)"
     )
-    p.add_argument("--rounds", type=int, default=8, help="rounds per table (a round is one deal per player)")
     p.add_argument(
         "--no-duplicate",
         dest="duplicate",
@@ -108,15 +156,74 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         f"base64url token, e.g. from {MAKE_SEED}",
     )
     p.add_argument(
-        "--profile", choices=["isko", "classic"], default="isko", help="scoring rules: ISkO (default) or classic"
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"players per table: Skat 3 or 4, Thirty-one 2 to 9 (default {DEFAULT_PLAYERS})",
     )
-    p.add_argument("--kontra", action="store_true", help="allow Kontra and Re")
-    p.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
-    p.add_argument("--bock", action="store_true", help="Bock rounds (doubled scores) after big games")
-    p.add_argument(
+    skat = p.add_argument_group("Skat (--game skat)")
+    skat.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help=f"rounds per table (a round is one deal per player; default {DEFAULT_ROUNDS})",
+    )
+    skat.add_argument(
+        "--profile", choices=["isko", "classic"], default=None, help="scoring rules: ISkO (default) or classic"
+    )
+    skat.add_argument("--kontra", action="store_true", help="allow Kontra and Re")
+    skat.add_argument("--ramsch", action="store_true", help="play Ramsch when everybody passes")
+    skat.add_argument("--bock", action="store_true", help="Bock rounds (doubled scores) after big games")
+    skat.add_argument(
         "--standard", dest="seeger_fabian", action="store_false", help="rank by the standard list, not Seeger-Fabian"
     )
-    p.add_argument("--players", type=int, choices=[3, 4], default=3, help="players per table")
+    t31 = p.add_argument_group("Thirty-one (--game thirty-one; every table is played to the last survivor)")
+    t31.add_argument("--coins", type=int, default=None, metavar="N", help="coins each player starts with (default 3)")
+    t31.add_argument(
+        "--min-knock",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the least hand value to knock with, 0-31 (default 0: any)",
+    )
+    t31.add_argument("--throw-down", action="store_true", help="hands dealt unseen; a player may throw down blind")
+    t31.add_argument(
+        "--stock-out",
+        default=None,
+        metavar="reshuffle|void",
+        help="an empty stock: reshuffle the discards into a new stock (default) or the deal is void",
+    )
+    t31.add_argument(
+        "--three-of-a-kind",
+        nargs="?",
+        const="30",
+        default=None,
+        metavar="30|30.5",
+        help="three cards of one rank are worth 30 (or with 30.5: 30 1/2); default off",
+    )
+    t31.add_argument(
+        "--straight-flush", action="store_true", help="three consecutive cards of one suit are worth 30 (Q-K-A 31)"
+    )
+    t31.add_argument(
+        "--no-county",
+        dest="county",
+        action="store_false",
+        help="a player is out with his last coin (default: he plays on without coins until he owes one)",
+    )
+    t31.add_argument(
+        "--no-knock-in-first-round",
+        dest="knock_in_first_round",
+        action="store_false",
+        help="nobody knocks before every player has had a turn",
+    )
+    t31.add_argument(
+        "--max-deals",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a table that reaches N deals ends, its players ranked by coins (default 500)",
+    )
     p.add_argument(
         "--turn-seconds",
         type=float,
@@ -229,6 +336,39 @@ def _checked(path: str, key: str, value: Any, default: Any, action: argparse.Act
 # --- checking what was given -----------------------------------------------------------------------
 
 
+def game_of(args: argparse.Namespace) -> str:
+    """The game the options ask for (``--game``; Skat when not given)."""
+    return getattr(args, "game", None) or SKAT
+
+
+def _title(game: str) -> str:
+    return registry.get(game).title
+
+
+def other_games_option(args: argparse.Namespace, game: str) -> str | None:
+    """Why an option given belongs to another game than ``game`` (None if none does): one
+    line naming the flag and the game it is for."""
+    for other, options in GAME_OPTIONS.items():
+        if other == game:
+            continue
+        for dest, (flag, unset) in options.items():
+            if getattr(args, dest, unset) != unset:
+                return f"{flag} is an option of {_title(other)}, not of {_title(game)}: drop it" + (
+                    f" (or play --game {other})" if game == game_of(args) else ""
+                )
+    return None
+
+
+def seat_range(game: str) -> tuple[int, int]:
+    """Fewest and most players a table of ``game`` seats (Skat: 3 or 4)."""
+    return (3, 4) if game == SKAT else registry.get(game).seats
+
+
+def players_of(args: argparse.Namespace) -> int:
+    """Players per table (``--players``, else ``DEFAULT_PLAYERS``)."""
+    return int(args.players) if getattr(args, "players", None) is not None else DEFAULT_PLAYERS
+
+
 def check_args(args: argparse.Namespace) -> None:
     """Numbers and combinations that cannot make a tournament, before anything is created."""
     if args.human and not args.remote:
@@ -243,10 +383,23 @@ def check_args(args: argparse.Namespace) -> None:
         except ValueError as exc:
             raise UsageError(f"--resume: {exc}") from None
         return
+    game = game_of(args)
+    if game not in GAMES:
+        raise UsageError(f"--game {game}: the games are {', '.join(GAMES)}")
+    wrong = other_games_option(args, game)
+    if wrong:
+        raise UsageError(wrong)
+    low, high = seat_range(game)
+    players = players_of(args)
+    if not low <= players <= high:
+        seat = f"{low} or {high}" if high == low + 1 else f"{low} to {high}"
+        raise UsageError(f"--players {players}: {_title(game)} tables seat {seat} players")
     if args.groups < 1:
         raise UsageError(f"--groups must be at least 1, not {args.groups}: a tournament needs tables")
-    if args.rounds < 1:
+    if game == SKAT and args.rounds is not None and args.rounds < 1:
         raise UsageError(f"--rounds must be at least 1, not {args.rounds}: every table plays whole rounds")
+    if game == THIRTY_ONE:
+        _check_thirty_one(args)
     if not args.turn_seconds > 0 or args.turn_seconds == float("inf"):
         raise UsageError(f"--turn-seconds must be a number of seconds above 0, not {args.turn_seconds}")
     if args.max_timeouts < 0:
@@ -269,6 +422,20 @@ def check_args(args: argparse.Namespace) -> None:
                 f"--seed: {why}; with remote players the seed must be secret and carry 128 bits (it decides every "
                 f"card): make one with {MAKE_SEED}, or leave --seed out for a random one"
             )
+
+
+def _check_thirty_one(args: argparse.Namespace) -> None:
+    """Thirty-one's numbers, each refused with its flag (the rules' own check would name a field)."""
+    if args.coins is not None and args.coins < 1:
+        raise UsageError(f"--coins must be 1 or more, not {args.coins}")
+    if args.min_knock is not None and not 0 <= args.min_knock <= 31:
+        raise UsageError(f"--min-knock must be 0 (knock with any hand) to 31, not {args.min_knock}")
+    if args.max_deals is not None and args.max_deals < 1:
+        raise UsageError(f"--max-deals must be at least 1, not {args.max_deals}")
+    if args.stock_out is not None and args.stock_out not in ("reshuffle", "void"):
+        raise UsageError(f"--stock-out {args.stock_out}: want reshuffle or void")
+    if args.three_of_a_kind is not None and args.three_of_a_kind not in ("off", "30", "30.5"):
+        raise UsageError(f"--three-of-a-kind {args.three_of_a_kind}: want 30 or 30.5 (or off)")
 
 
 def seed_weakness(seed: str) -> str | None:
@@ -321,7 +488,8 @@ def looks_like_bot(player: str) -> str | None:
         return re.sub(r"[-_]", "", name.lower())
 
     base = plain(re.sub(r"[-_]?\d+$", "", player))
-    return next((bot for bot in sorted(BOTS) if plain(bot) == base), None)
+    every = sorted({name for game in GAMES for name in bots_of(game)})  # of every game: one ratings list
+    return next((bot for bot in every if plain(bot) == base), None)
 
 
 def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str, Any]]:
@@ -349,28 +517,35 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
         entrants.append(pid)
         if fmt:
             formats[pid] = fmt
-    free = args.players - len(entrants)
+    game = game_of(args)
+    players = players_of(args)
+    low, high = seat_range(game)
+    free = players - len(entrants)
     if free < 0:
-        raise UsageError(
-            f"{len(entrants)} --remote players do not fit at {args.players}-player tables"
-            + ("" if args.players == 4 else " (--players 4 for four)")
-        )
+        more = " (--players 4 for four)" if game == SKAT and players == 3 else ""
+        if game != SKAT and len(entrants) <= high:
+            more = f" (--players {len(entrants)} for {len(entrants)})"
+        raise UsageError(f"{len(entrants)} --remote players do not fit at {players}-player tables{more}")
     if args.bots is None:
-        names = list(DEFAULT_BOTS[:free])
+        names = list(DEFAULT_GAME_BOTS[game][:free])
     else:
         names = [b.strip() for b in args.bots.split(",") if b.strip()]
         if len(names) != free:
             remote = f" and {len(entrants)} --remote" if entrants else ""
+            fits = low <= len(names) + len(entrants) <= high
             raise UsageError(
-                f"--bots names {len(names)} bot{'s' * (len(names) != 1)}{remote} for {args.players} seats: "
-                + (f"give --players {len(names) + len(entrants)}" if len(names) + len(entrants) in (3, 4) else "")
-                + (" or " if len(names) + len(entrants) in (3, 4) else "")
+                f"--bots names {len(names)} bot{'s' * (len(names) != 1)}{remote} for {players} seats: "
+                + (f"give --players {len(names) + len(entrants)}" if fits else "")
+                + (" or " if fits else "")
                 + f"name {free} bot{'s' * (free != 1)}"
             )
+    known = bots_of(game)
     bots: dict[str, str] = {}
     for name in names:
-        if name not in BOTS:
-            raise UsageError(f"--bots: unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+        if name not in known:
+            if game == SKAT and not bot_games(name):
+                raise UsageError(f"--bots: unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+            raise UsageError(f"--bots: {unknown_bot(name, game)}")
         pid, n = name, 2
         while pid in entrants:
             pid, n = f"{name}-{n}", n + 1
@@ -392,57 +567,94 @@ def new_id(now: float | None = None) -> str:
 def config_from(args: argparse.Namespace) -> TournamentConfig:
     """The tournament the (checked) options describe."""
     entrants, bots, formats = seats(args)
-    rules = Rules(
-        profile=args.profile,
+    game = game_of(args)
+    # Built-in bots only: reproducible by default. With remote players: 128 random bits.
+    seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
+    common: dict[str, Any] = {
+        "id": args.id or new_id(),
+        "entrants": entrants,
+        "bots": bots,
+        "formats": formats,
+        "groups": args.groups,
+        # Seat rotations of one deal would show a remote entrant the same cards at several
+        # tables (at once, or again later): duplicate mode is for built-in bots only.
+        "duplicate": args.duplicate and not args.remote,
+        "seed": seed,
+    }
+    if game == SKAT:
+        return TournamentConfig(**common, rules=skat_rules(args))
+    return TournamentConfig(**common, game=game, game_rules=msgspec.to_builtins(thirty_one_rules(args)))
+
+
+def skat_rules(args: argparse.Namespace) -> Rules:
+    return Rules(
+        profile=args.profile or "isko",
         kontra=args.kontra,
         ramsch=args.ramsch,
         bock=args.bock,
         seeger_fabian=args.seeger_fabian,
-        rounds=args.rounds,
-        players=args.players,
+        rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+        players=players_of(args),
         turn_seconds=args.turn_seconds,
         max_timeouts=args.max_timeouts,
     )
-    # Built-in bots only: reproducible by default. With remote players: 128 random bits.
-    seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
-    return TournamentConfig(
-        id=args.id or new_id(),
-        entrants=entrants,
-        bots=bots,
-        formats=formats,
-        rules=rules,
-        groups=args.groups,
-        # Seat rotations of one deal would show a remote entrant the same cards at several
-        # tables (at once, or again later): duplicate mode is for built-in bots only.
-        duplicate=args.duplicate and not args.remote,
-        seed=seed,
-    )
 
 
-def resume_conflict(args: argparse.Namespace, defaults: dict[str, Any], stored: TournamentConfig) -> str | None:
-    """Why the options given with ``--resume`` do not fit the stored tournament (None if they
-    do, or if none was given): a resumed tournament keeps its configuration."""
-    given = sorted(n for n in CONFIG_OPTIONS if n in defaults and getattr(args, n, None) != defaults[n])
-    if not given:
-        return None
-    stored_values: dict[str, Any] = {
+def thirty_one_rules(args: argparse.Namespace) -> ThirtyOneRules:
+    """Thirty-one's rules from the options (every option left out has the rules' default)."""
+    given: dict[str, Any] = {
+        "county": args.county,
+        "throw_down": args.throw_down,
+        "straight_flush": args.straight_flush,
+        "knock_in_first_round": args.knock_in_first_round,
+        "turn_seconds": args.turn_seconds,
+        "max_timeouts": args.max_timeouts,
+    }
+    for name in ("coins", "min_knock", "stock_out", "three_of_a_kind", "max_deals"):
+        if getattr(args, name) is not None:
+            given[name] = getattr(args, name)
+    try:
+        return ThirtyOneRules(**given)
+    except ValueError as exc:  # checked before (check_args); the rules' own words otherwise
+        raise UsageError(f"Thirty-one rules: {exc}") from None
+
+
+def stored_options(stored: TournamentConfig) -> dict[str, Any]:
+    """The options a stored tournament was created with, by dest, as the flags give them."""
+    values: dict[str, Any] = {
         "id": stored.id,
         "groups": stored.groups,
         "duplicate": stored.duplicate,
         "seed": stored.seed,
-        **{f: getattr(stored.rules, f) for f in ("profile", "kontra", "ramsch", "bock", "seeger_fabian", "players")},
-        "rounds": stored.rules.rounds,
-        "turn_seconds": stored.rules.turn_seconds,
-        "max_timeouts": stored.rules.max_timeouts,
+        "game": stored.game,
+        "players": stored.seats,
     }
+    rules = stored.table_rules()
+    for name in [*GAME_OPTIONS.get(stored.game, {}), "turn_seconds", "max_timeouts"]:
+        if name != "players":
+            values[name] = getattr(rules, name)
+    return values
+
+
+def resume_conflict(args: argparse.Namespace, defaults: dict[str, Any], stored: TournamentConfig) -> str | None:
+    """Why the options given with ``--resume`` do not fit the stored tournament (None if they
+    do, or if none was given): a resumed tournament keeps its configuration, and its game."""
+    given = sorted(n for n in CONFIG_OPTIONS if n in defaults and getattr(args, n, None) != defaults[n])
+    if not given:
+        return None
+    stored_values = stored_options(stored)
     for name in given:
         if name in ("bots", "remote"):
+            again = argparse.Namespace(**{**vars(args), "players": stored.seats, "game": stored.game})
             try:
-                entrants, bots, formats = seats(argparse.Namespace(**{**vars(args), "players": stored.rules.players}))
+                entrants, bots, formats = seats(again)
             except UsageError:
                 entrants, bots, formats = [], {}, {}
             if (entrants, bots, formats) != (stored.entrants, stored.bots, dict(stored.formats)):
                 return f"it was created with the seats {', '.join(stored.entrants)}; drop --{name}"
+        elif name not in stored_values:
+            flag = next(f for options in GAME_OPTIONS.values() for d, (f, _) in options.items() if d == name)
+            return f"it is a {_title(stored.game)} tournament, and {flag} is not one of its options; drop {flag}"
         elif getattr(args, name) != stored_values[name]:
             shown = "(secret)" if name == "seed" else repr(stored_values[name])
             return f"it was created with {name.replace('_', '-')} = {shown}; drop --{name.replace('_', '-')}"
@@ -661,7 +873,15 @@ async def _tournament(
     )
     if "ratings" in files:
         print(f"Ratings: {files['ratings']} (across every tournament here: skat ratings --runs {args.out})")
-    if intro:
+    played = str(results.get("game") or SKAT)
+    if intro and played != SKAT:
+        first = results["tables"][0]["table"] if results["tables"] else "TABLE"
+        print(
+            f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first} --summary"
+            f"\n      a report page       .venv/bin/skat report {Path(files['results']).parent}"
+            f"\n      a bigger one        .venv/bin/skat tournament --game {played} --groups 10 --players 4"
+        )
+    elif intro:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
         print(
             f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first}"
@@ -681,31 +901,68 @@ async def _stored_config(tlog: Any, tid: str) -> TournamentConfig | None:
     return fold_tournament(await tlog.read(tid)).config
 
 
+def describe_tables(config: TournamentConfig) -> str:
+    """The tables in words: how many, and what a table plays."""
+    tables = config.groups * (config.seats if config.duplicate else 1)
+    if config.game == SKAT:
+        return f"{tables} tables of {config.rules.deals} deals"
+    rules = config.table_rules()
+    options = ", ".join(_option_text(k, v) for k, v in _changed(rules).items())
+    return (
+        f"{tables} {_title(config.game)} tables of {config.seats}, each played to the last survivor (at most "
+        f"{rules.max_deals} deals), {rules.coins} coin{'s' * (rules.coins != 1)} a seat"
+        + (f"; {options}" if options else "")
+    )
+
+
+def _option_text(name: str, value: Any) -> str:
+    """``min-knock 21``, ``throw-down``, ``no county``: an option as a person reads it."""
+    flag = name.replace("_", "-")
+    if isinstance(value, bool):
+        return flag if value else f"no {flag}"
+    return f"{flag} {value}"
+
+
+def _changed(rules: Any) -> dict[str, Any]:
+    """The options that differ from the game's defaults (the time limits aside)."""
+    default = type(rules)()
+    skip = {"turn_seconds", "max_timeouts", "coins", "max_deals"}
+    return {
+        f: getattr(rules, f)
+        for f in rules.__struct_fields__
+        if f not in skip and getattr(rules, f) != getattr(default, f)
+    }
+
+
 def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings) -> None:
     """The tournament's id, its seats and tables, and for every remote player how to connect."""
-    tables = config.groups * (config.rules.players if config.duplicate else 1)
     seating = ", ".join(e if e in config.bots else f"{e} (remote)" for e in config.entrants)
     remote = [e for e in config.entrants if e not in config.bots]
     mode = " (duplicate: every deal once per seat rotation)" if config.duplicate else ""
+    if config.duplicate and config.game != SKAT:
+        mode = " (duplicate: every set of deals once per seat rotation, alike until a table's first elimination)"
     if remote and not config.duplicate:
         mode = " (no duplicate rotations with remote players: they would see one deal's hands at several tables)"
-    print(f"Tournament {config.id}: {seating}; {tables} tables of {config.rules.deals} deals{mode}.\n", flush=True)
+    print(f"Tournament {config.id}: {seating}; {describe_tables(config)}{mode}.\n", flush=True)
     if not remote:
         return
     url = safe_servers(settings.servers, scheme=True)
     auth = getattr(stack, "auth", None) if stack is not None else None
+    game = "" if config.game == SKAT else f" --game {config.game}"
     for player in remote:
         files = ""
         if auth is not None:
             files = f" --creds {auth.seed_file(player)}" + (f" --tls-ca {auth.ca_file}" if auth.tls else "")
         print(
-            f"Remote player {player}: connect to {url}, e.g. skat bot heuristic --player {player} --nats {url}{files}"
+            f"Remote player {player}: connect to {url}, e.g. skat bot heuristic{game} --player {player} --nats {url}"
+            f"{files}"
         )
     where = "this machine only (loopback)" if stack is not None and auth is None else url
-    limit = config.rules.max_timeouts
+    rules = config.table_rules()
+    limit = rules.max_timeouts
     withdrawn = f"; {limit} in a row withdraw it: it forfeits" if limit else ""
     print(
-        f"(the tables open now: a remote player's moves time out, {config.rules.turn_seconds:g} s each, "
+        f"(the tables open now: a remote player's moves time out, {rules.turn_seconds:g} s each, "
         f"until it connects{withdrawn}; reachable from {where})\n",
         flush=True,
     )

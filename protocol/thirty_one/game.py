@@ -101,7 +101,7 @@ class ThirtyOne:
     def command_type_role(self, kind: type[msgspec.Struct]) -> str:
         return "play"
 
-    def refreshes_views(self, event: Event) -> bool:
+    def refreshes_views(self, event: Event, state: Any = None) -> bool:
         return isinstance(event, _REFRESHING)
 
     def turn_role(self, state: Any) -> str | None:
@@ -122,8 +122,10 @@ class ThirtyOne:
     def view(self, state: Any, seat: int) -> msgspec.Struct:
         return view(state, seat)
 
-    def redact(self, event: Event, seat: int) -> Event:
-        return redact(event, seat)
+    def redact(self, event: Event, seat: int, state: Any = None) -> Event:
+        deal = getattr(state, "deal", None)
+        blind = bool(seat >= 0 and deal is not None and state.rules.throw_down and not deal.sees_hand(seat))
+        return redact(event, seat, blind=blind)
 
     def action_text(self, command: Any) -> str:
         if not isinstance(command, Command):

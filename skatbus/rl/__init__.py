@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .aec import SkatAECEnv
     from .gym import SkatGymEnv
+    from .thirty_one_aec import ThirtyOneAECEnv
+    from .thirty_one_gym import ThirtyOneGymEnv
 
-__all__ = ["SkatAECEnv", "SkatGymEnv"]
+__all__ = ["SkatAECEnv", "SkatGymEnv", "ThirtyOneAECEnv", "ThirtyOneGymEnv"]
 
 
 def __getattr__(name: str) -> Any:
@@ -31,4 +33,12 @@ def __getattr__(name: str) -> Any:
         from .gym import SkatGymEnv
 
         return SkatGymEnv
+    if name == "ThirtyOneAECEnv":
+        from .thirty_one_aec import ThirtyOneAECEnv
+
+        return ThirtyOneAECEnv
+    if name == "ThirtyOneGymEnv":
+        from .thirty_one_gym import ThirtyOneGymEnv
+
+        return ThirtyOneGymEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
-"""``skat web`` (watch, and play at the seats it is given) and ``skat play`` (a table against
-the bots, on a local stack, in the browser).
+"""``skat web`` (watch, and play at the seats it is given), and what ``skat play`` (``play``: a
+table against the bots, on a local stack, in the browser) shares with it.
 
 Both run until Ctrl-C or SIGTERM and then close the page's streams, their connections and,
 for ``skat play``, the local stack (by PID). Mistakes in what they are given are one line and
@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
-import secrets
 import shutil
 import signal
 import ssl
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from protocol.subjects import check_token, log_subject
+from protocol.subjects import check_token
 from services import logs
 from services.connection import (
     ConnectionSettings,
@@ -69,31 +66,9 @@ def register(sub: Any) -> None:
     )
     web.set_defaults(handler=web_main)
 
-    play = sub.add_parser(
-        "play",
-        help="play Skat in the browser against bots (starts a local stack, a table and the page)",
-        description="Start a local nats-server and the services, open a table with you and the bots, and serve the "
-        "page you play it on. You play through exactly the protocol and permissions of a remote bot.",
-    )
-    play.add_argument(
-        "--vs",
-        default="heuristic,heuristic",
-        metavar="BOT,BOT",
-        help="the other seats' bots (two, or three with --players 4)",
-    )
-    play.add_argument("--player", default="you", help="your player id (default: you)")
-    play.add_argument("--rounds", type=int, default=1, help="rounds to play (a round is one deal per player)")
-    play.add_argument("--turn-seconds", type=float, default=120.0, help="seconds you (and the bots) have for each move")
-    play.add_argument("--kontra", action="store_true", help="allow Kontra and Re")
-    play.add_argument("--players", type=int, choices=[3, 4], default=3, help="players at the table")
-    play.add_argument(
-        "--auth",
-        default=None,
-        metavar="DIR",
-        help="run the stack with the users `skat auth` wrote there (you play as DIR/<PLAYER>.nk)",
-    )
-    _listen_arguments(play)
-    play.set_defaults(handler=play_main)
+    from .play import register as register_play
+
+    register_play(sub)
 
 
 def _listen_arguments(p: argparse.ArgumentParser) -> None:
@@ -238,112 +213,3 @@ def people_auth(players: list[str], store_dir: str | None = None) -> str:
         shutil.rmtree(path, ignore_errors=True)
         raise
     return path
-
-
-def play_main(args: argparse.Namespace) -> int:
-    """``skat play``: a local stack, a table of you and the bots, and the page to play it on."""
-    from protocol.rules import Rules
-    from protocol.wire import OpenTable
-
-    from ..bots import BOTS
-
-    host, port, tls = _listen(args)
-    player = _player(args.player, "--player")
-    bots = [b.strip() for b in args.vs.split(",") if b.strip()]
-    if len(bots) != args.players - 1:
-        raise UsageError(
-            f"--vs names {len(bots)} bots for the {args.players - 1} other seats of a {args.players}-player table"
-        )
-    for bot in bots:
-        if bot not in BOTS:
-            raise UsageError(f"--vs: unknown bot {bot!r}; built-in bots: {', '.join(sorted(BOTS))}")
-    if args.rounds < 1:
-        raise UsageError(f"--rounds must be at least 1, not {args.rounds}")
-    try:
-        rules = Rules(rounds=args.rounds, players=args.players, turn_seconds=args.turn_seconds, kontra=args.kontra)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    ids: list[str] = []
-    for bot in bots:
-        pid, n = bot, 2
-        while pid in ids or pid == player:
-            pid, n = f"{bot}-{n}", n + 1
-        ids.append(pid)
-    if args.auth:
-        from services.auth import load_auth
-
-        load_auth(args.auth).seed_file(player)  # a player the server would refuse: one line, now
-    table = f"play-{secrets.token_hex(4)}"
-    # Without --auth, users of our own (removed at the end): nobody else on this machine may
-    # connect to the stack, which holds every hand.
-    own_auth = None if args.auth else people_auth([player])
-    request = OpenTable(table=table, players=[player, *ids], rules=rules, seed=secrets.token_hex(16))
-    state: dict[str, Any] = {}
-    logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
-
-    async def work(stop: asyncio.Event) -> int:
-        from services.connection import open_connection
-        from services.main import LocalStack
-
-        from ..bots import make_bot
-        from ..player import RemotePlayer
-        from ..tournament import open_table
-
-        stack = LocalStack(auth_dir=args.auth or own_auth)
-        state["stack"] = stack
-        await stack.__aenter__()
-        assert stack.auth is not None
-        server = WebServer(
-            stack.settings, host, port, seats={player: stack.auth.settings(player, stack.server.url)}, tls=tls
-        )
-        state["web"] = server
-        await server.start(connect_patience(args.connect_timeout))
-        nc = await open_connection(stack.settings, patience=10.0, name="skat-play")
-        state["nc"] = nc
-        players = [RemotePlayer(nc, pid, make_bot(bot, f"{request.seed}/{pid}")) for pid, bot in zip(ids, bots)]
-        state["bots"] = players
-        for p in players:
-            await p.start()
-        closed = asyncio.Event()
-
-        async def on_closed(msg: Any) -> None:
-            closed.set()
-
-        await nc.subscribe(log_subject(table, "table_closed"), cb=on_closed)
-        reply = await open_table(nc, request)
-        if not reply.ok:
-            raise RuntimeError(f"cannot open {table}: {reply.reason}")
-        print(
-            f"Table {table}: {player} (you) against {', '.join(ids)}; {rules.deals} deals, {rules.turn_seconds:g} s a move."
-        )
-        print(f"Open this in your browser to play (it is yours alone):\n  {server.seat_url(player)}")
-        print(f"(watch all tables: {server.spectator_url} ; Ctrl-C stops everything)", flush=True)
-        closed_wait = asyncio.ensure_future(closed.wait())
-        stop_wait = asyncio.ensure_future(stop.wait())
-        await asyncio.wait({closed_wait, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
-        closed_wait.cancel()
-        stop_wait.cancel()
-        if closed.is_set():
-            print(f"The table is closed. Replay it: {server.url}/replay/{table} (until you stop skat play)", flush=True)
-            await stop.wait()
-        return 0
-
-    async def cleanup() -> None:
-        for p in state.get("bots", []):
-            with contextlib.suppress(Exception):
-                await p.stop()
-        if "nc" in state:
-            with contextlib.suppress(Exception):
-                await state["nc"].close()
-        if "web" in state:
-            await state["web"].stop()
-        if "stack" in state:
-            await state["stack"].__aexit__(None, None, None)
-
-    try:
-        code = _until_signal(work, cleanup)
-    finally:
-        if own_auth is not None:
-            shutil.rmtree(own_auth, ignore_errors=True)
-    print("skat play: stopped", file=sys.stderr, flush=True)
-    return code

@@ -7,11 +7,14 @@ configuration), subscribes only to ``skat.view.<player>.*``, sends commands on
 permissions of any remote bot: it cannot see another seat's cards because the player's user
 cannot subscribe to anything that carries them.
 
-The page only ever gets the player's own updates (``Update``, as the views service redacted
-them for this seat) and sends back one of the legal commands of the latest prompt; anything
-else it sends is refused here, before it reaches the bus. A reloaded page gets the latest
-update at once and the seat says hello, so a prompt that went out while no page listened is
-sent again, with its original deadline.
+The page only ever gets the player's own updates (as the views service redacted them for this
+seat, of whichever game the table plays: ``protocol.registry.decode_update``) and sends back one of the legal
+commands of the latest update; anything else it sends is refused here, before it reaches the
+bus. A command listed while it is not the seat's turn (Thirty-one's ``look``, which a seat may
+do at any time) goes out without the prompt's ``at``: the table moves on meanwhile, and the
+rules, not the position, decide whether it still may. A reloaded page gets the latest update
+at once and the seat says hello, so a prompt that went out while no page listened is sent
+again, with its original deadline.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol.commands import AnyCommand, Command, Discard, Resign, ShowCards
+from protocol import registry
+from protocol.commands import Discard, Resign, ShowCards
 from protocol.subjects import check_token, command_subject, hello_subject, parse_view_subject
-from protocol.wire import Reply, Update, decode, encode
+from protocol.wire import Reply, decode, encode
 from services import logs
 from services.connection import ConnectionSettings, connect, each_reconnect
 
@@ -35,7 +39,14 @@ from ..player import GRACE, RETRY_CODES, Inbox
 from .feed import Mailbox
 
 _JSON = msgspec.json.Encoder()
-_COMMAND = msgspec.json.Decoder(AnyCommand)
+SKAT = "skat"
+
+
+def game_of(update: Any) -> str:
+    """The game of an update: the name its view gives; Skat's view names none (its ``game``
+    is the declared game, or nothing)."""
+    named = getattr(update.view, "game", None)
+    return named if isinstance(named, str) else SKAT
 
 
 class SeatRefused(ValueError):
@@ -52,7 +63,8 @@ class Seat:
         self.request_timeout = request_timeout
         self.nc: Client | None = None
         self.inbox: Inbox | None = None
-        self.updates: dict[str, Update] = {}
+        self.updates: dict[str, Any] = {}
+        """Per table, the newest update (its game's ``update_type``: Skat's ``Update``, ...)."""
         self.table: str | None = None
         """The table of the newest update: the one the page shows."""
         self.watchers: set[Mailbox] = set()
@@ -110,6 +122,7 @@ class Seat:
         return _JSON.encode(
             {
                 "kind": "seat",
+                "game": game_of(update),
                 "player": self.player,
                 "table": self.table,
                 "index": update.index,
@@ -121,7 +134,7 @@ class Seat:
     async def _on_update(self, msg: Msg) -> None:
         try:
             player, table = parse_view_subject(msg.subject)
-            update: Update = decode(msg.data, Update)
+            update = registry.decode_update(msg.data)
         except (ValueError, msgspec.DecodeError, msgspec.ValidationError):
             return
         if player != self.player or update.view.table != table:
@@ -138,19 +151,22 @@ class Seat:
                 mailbox.put(message, "seat")
 
     async def command(self, table: str, body: bytes) -> Reply:
-        """Send the page's choice for ``table``: it must be one of the latest prompt's legal
-        actions (or ``show``/``resign``, which the rules allow in play without listing them),
-        and goes out with that prompt's ``at``, retried like a bot's until answered."""
+        """Send the page's choice for ``table``: it must be one of the latest update's legal
+        actions (or, at Skat, ``show``/``resign``, which the rules allow in play without listing
+        them). A turn's answer goes out with that prompt's ``at``, one made out of turn without
+        it; either is retried like a bot's until answered."""
         check_token("table", table)
         update = self.updates.get(table)
-        if update is None or not update.your_turn:
+        if update is None or not (update.your_turn or update.view.legal):  # out of turn: listed ones only
             raise SeatRefused("it is not your turn at this table")
+        game = game_of(update)
+        skat = game == SKAT
         try:
-            chosen = _COMMAND.decode(body)
+            chosen = registry.get(game).decode_command(body)[0]
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise SeatRefused(f"not a command: {exc}") from None
         match = next((c for c in update.view.legal if _same(c, chosen)), None)
-        if match is None and isinstance(chosen, ShowCards | Resign) and update.view.phase == "playing":
+        if match is None and skat and isinstance(chosen, ShowCards | Resign) and update.view.phase == "playing":
             match = chosen
         if match is None:
             raise SeatRefused("not one of your legal actions now")
@@ -159,14 +175,15 @@ class Seat:
             raise SeatRefused("your answer to this prompt is on its way")
         self._sending.add(key)
         try:
-            reply = await self._send(table, update, msgspec.structs.replace(match, at=update.index))
+            at = update.index if update.your_turn else -1
+            reply = await self._send(table, update, msgspec.structs.replace(match, at=at))
             if reply.ok:
                 self.answered[table] = max(self.answered.get(table, -1), update.index)
             return reply
         finally:
             self._sending.discard(key)
 
-    async def _send(self, table: str, update: Update, command: Any) -> Reply:
+    async def _send(self, table: str, update: Any, command: Any) -> Reply:
         assert self.inbox is not None
         data = encode(command)
         subject = command_subject(self.player, table)
@@ -188,8 +205,9 @@ class Seat:
             pause = min(1.0, pause * 2)
 
 
-def _same(legal: Command, chosen: Command) -> bool:
-    """Whether the page's command is this legal one (the two cards of a discard in any order)."""
+def _same(legal: Any, chosen: Any) -> bool:
+    """Whether the page's command is this legal one (the two cards of Skat's discard in any
+    order); commands of another game never equal Skat's."""
     if isinstance(legal, Discard) and isinstance(chosen, Discard):
         return sorted(legal.cards) == sorted(chosen.cards)
-    return msgspec.structs.replace(legal, at=-1) == msgspec.structs.replace(chosen, at=-1)
+    return bool(msgspec.structs.replace(legal, at=-1) == msgspec.structs.replace(chosen, at=-1))

@@ -65,7 +65,7 @@ HEARTBEAT: Final = 15.0
 LOBBY_EVERY: Final = 1.0
 TOURNAMENT_REFRESH: Final = 3.0
 MAX_COMMAND_BYTES: Final = 4096
-_PAGES = ("index.html", "table.html", "tournament.html", "web.js", "web.css")
+_PAGES = ("index.html", "table.html", "tournament.html", "web.js", "t31.js", "web.css")
 
 
 def _page(name: str) -> bytes:
@@ -141,6 +141,7 @@ class WebServer:
                 web.get("/tournament/{tid}", self._static("tournament.html")),
                 web.get("/play/{player}", self._play_page),
                 web.get("/static/web.js", self._static("web.js", "text/javascript")),
+                web.get("/static/t31.js", self._static("t31.js", "text/javascript")),
                 web.get("/static/style.css", self._stylesheet),
                 web.get("/events/lobby", self._lobby_events),
                 web.get("/events/table/{table}", self._table_events),

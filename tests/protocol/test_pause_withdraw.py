@@ -112,9 +112,11 @@ def test_a_time_out_recorded_halfway_is_completed_by_whoever_enforces_the_turn()
     assert seat is not None
     full = timeout(state)
     assert full is not None and [type(e) for e in full][:2] == [PlayerTimedOut, SeatWithdrawn]
+    move = state.legal_actions(seat)[0]
     state.apply(full[0])  # only the time-out landed
     assert state.turn_seconds(seat) == 0.0 and state.to_move == seat
-    refused = decide(state, seat, state.legal_actions(seat)[0])
+    assert state.legal_actions(seat) == []  # nothing is offered that decide would refuse
+    refused = decide(state, seat, move)
     assert isinstance(refused, Rejection) and refused.code == "stale"
     with pytest.raises(LogError):
         state.copy().apply(TablePaused())

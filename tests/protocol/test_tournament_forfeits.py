@@ -1,15 +1,19 @@
 """Standings over tables where a seat was withdrawn (``Rules.max_timeouts``): turns still counted
 right with ``seat_withdrawn`` after the default action, every withdrawal a forfeit, and a
-forfeited entrant below every entrant that finished, whatever its points."""
+forfeited entrant below every entrant that finished, whatever its points; at Skat and at
+Thirty-one (ranked by places)."""
 
 from __future__ import annotations
 
+from protocol import registry
 from protocol.commands import Bid, Command, Hold, Pass, Resign, ShowCards
 from protocol.decide import decide, timeout
 from protocol.events import Event, PlayerTimedOut, SeatWithdrawn, TableOpened
 from protocol.rules import Rules
 from protocol.table import TableState, due
-from protocol.tournament import count_turns, forfeits, standings
+from protocol.thirty_one.commands import Knock
+from protocol.thirty_one.rules import ThirtyOneRules
+from protocol.tournament import count_turns, forfeits, place_standings, standings
 
 
 def _play(
@@ -106,3 +110,61 @@ def test_forfeited_entrants_rank_below_every_entrant_that_finished() -> None:
     # Without withdrawals (max_timeouts 0) the same dead seat is no forfeit, and ranks on points.
     logs = [_play("t-g9", ["ann", "dead", "bob"], {"dead": 0}, max_timeouts=0, seed="rank0")]
     assert not forfeits(logs) and not any(s.forfeit for s in standings(logs))
+
+
+# --- Thirty-one: the same rules at a game ranked by places ------------------------------------
+
+
+def _play_thirty_one(table: str, players: list[str], dead: str, max_timeouts: int, seed: str) -> list[Event]:
+    """A Thirty-one table to its last survivor through the pure engine: ``dead`` times out on
+    every turn (``Game.timeout``: the time-out, the withdrawal when due, the default action),
+    everybody else plays the first legal action that is no knock (a knock when nothing else is
+    left), so deals run long enough for the dead seat to miss turns in a row."""
+    game = registry.get("thirty-one")
+    state = game.new_state()
+    log: list[Event] = []
+
+    def append(event: Event) -> None:
+        state.apply(event)
+        log.append(event)
+
+    append(game.open_event(table, players, ThirtyOneRules(coins=1, max_timeouts=max_timeouts), seed, {}))
+    while not state.closed:
+        owed = game.due(state)
+        if owed is not None:
+            append(owed)
+            continue
+        seat = state.to_move
+        assert seat is not None
+        if players[seat] == dead:
+            events = game.timeout(state)
+        else:
+            legal = state.legal_actions(seat)
+            chosen = game.decide(state, seat, ([a for a in legal if not isinstance(a, Knock)] or legal)[0])
+            assert isinstance(chosen, list), chosen
+            events = chosen
+        for event in events:
+            append(event)
+    return log
+
+
+def test_a_withdrawn_thirty_one_seat_forfeits_and_places_below_every_finisher() -> None:
+    """As at Skat: the dead seat's turns are time-outs (a look would be no answer), it is
+    withdrawn after ``max_timeouts`` in a row, and it ranks last whatever place its default
+    moves reached (a seat that never knocks often outlives the others)."""
+    seatings = (["ann", "dead", "bob"], ["bob", "ann", "dead"], ["dead", "bob", "ann"])
+    logs = [_play_thirty_one(f"t31-g{i}", p, "dead", 2, f"t31-{i}") for i, p in enumerate(seatings)]
+    for log, players in zip(logs, seatings, strict=True):
+        seat = players.index("dead")
+        assert [e for e in log if isinstance(e, SeatWithdrawn)] == [SeatWithdrawn(seat=seat, missed=2)]
+    found = forfeits(logs)
+    assert [(f.player, f.table, f.missed) for f in found] == [("dead", f"t31-g{i}", 2) for i in range(3)]
+    assert all(f.deal == 1 for f in found)  # two turns in a row are missed in the first deal
+    turns = count_turns(logs)
+    assert turns["dead"].answered == 0 and turns["dead"].timed_out > 2
+    assert turns["ann"].timed_out == 0 and turns["ann"].answered > 0
+    table = place_standings(logs)
+    dead = table[-1]
+    assert dead.player == "dead" and dead.forfeit and not any(s.forfeit for s in table[:-1])
+    assert dead.timeouts == turns["dead"].timed_out
+    assert any(dead.per_table > s.per_table for s in table[:-1]), "no seating tests the rule: pick other seeds"

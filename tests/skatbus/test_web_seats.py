@@ -4,6 +4,7 @@
   address, its cookie, or its token under seat B's cookie name), the spectator's and none are
   a 403 on every route of seat B: its page, its event stream (B's hand), its moves and any
   other path under it. Seat A still plays with its own, and B's prompt stays B's to answer.
+  So at a Skat table and at a Thirty-one table.
 - Beyond loopback (here: ``private``) the spectator token opens the spectator pages and feeds,
   a seat's token does not; the spectator token opens no seat.
 - ``/events/tournament/<id>`` on a store without tournaments is a one-line 404, no traceback.
@@ -33,6 +34,7 @@ import nats
 import pytest
 
 from protocol.rules import Rules
+from protocol.thirty_one import ThirtyOneRules
 from protocol.wire import OpenTable
 from services.connection import ConnectionSettings, open_connection
 from services.natsserver import EmbeddedServer
@@ -124,18 +126,25 @@ def _cookies(headers: Any) -> list[dict[str, str]]:
 # --- the page ------------------------------------------------------------------------------------
 
 
-async def test_a_seats_credentials_open_that_seat_alone(stack: Stack, nats_server: EmbeddedServer) -> None:
-    """ann and bob play in the browser, cyd is a bot. Whoever is prompted first (the victim),
-    the other (the attacker) gets 403 on all of the victim's routes, with anything it holds;
-    the victim then answers with its own cookie and is heard."""
+GAMES = {"skat": (Rules(rounds=1, turn_seconds=120), 10), "thirty-one": (ThirtyOneRules(turn_seconds=120), 3)}
+"""Per game: the table's rules, and how many cards a hand holds when the seat is not to move."""
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_a_seats_credentials_open_that_seat_alone(game: str, stack: Stack, nats_server: EmbeddedServer) -> None:
+    """ann and bob play in the browser, cyd is a bot; at a Skat table and at a Thirty-one
+    table. Whoever is prompted first (the victim), the other (the attacker) gets 403 on all of
+    the victim's routes, with anything it holds; the victim then answers with its own cookie
+    and is heard."""
     nc = await open_connection(nats_server.url)
     web = WebServer(stack.settings, port=0, seats={"ann": stack.settings, "bob": stack.settings})
-    cyd = RemotePlayer(nc, "cyd", make_bot("heuristic", "seats/cyd"))
+    cyd = RemotePlayer(nc, "cyd", make_bot("heuristic", "seats/cyd", game))
+    rules, hand_size = GAMES[game]
     try:
         await web.start()
         await cyd.start()
-        rules = Rules(rounds=1, turn_seconds=120)
-        reply = await open_table(nc, OpenTable(table="s1", players=["ann", "bob", "cyd"], rules=rules, seed="s1"))
+        request = OpenTable(table="s1", players=["ann", "bob", "cyd"], rules=rules, game=game, seed="s1")
+        reply = await open_table(nc, request)
         assert reply.ok, reply
 
         def prompted() -> str | None:
@@ -188,7 +197,8 @@ async def test_a_seats_credentials_open_that_seat_alone(stack: Stack, nats_serve
                 lambda m: m.get("kind") == "seat",
                 {"Cookie": f"{SEAT_COOKIE}{attacker}={own}"},
             )
-            assert mine["player"] == attacker and len(mine["update"]["view"]["hand"]) == 10
+            assert mine["player"] == attacker and mine["game"] == game
+            assert len(mine["update"]["view"]["hand"]) == hand_size
 
         # The victim, as a browser: the address once, then the cookies by their paths.
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
@@ -202,6 +212,41 @@ async def test_a_seats_credentials_open_that_seat_alone(stack: Stack, nats_serve
             assert web.seats[victim].answered.get("s1") == prompt.index
     finally:
         await cyd.stop()
+        await web.stop()
+        await nc.close()
+
+
+async def test_a_look_out_of_turn_goes_out_without_the_prompts_position(
+    stack: Stack, nats_server: EmbeddedServer
+) -> None:
+    """Thirty-one with ``throw_down``: a seat may look at its hand while another seat is to
+    move (T30, T40). The page's seat offers it (its update lists it), sends it without ``at``
+    (the table may move on meanwhile) and is heard; the seat then gets its hand. Anything else
+    out of turn is still refused before it reaches the bus."""
+    nc = await open_connection(nats_server.url)
+    web = WebServer(stack.settings, port=0, seats={"bob": stack.settings})
+    try:
+        await web.start()
+        rules = ThirtyOneRules(throw_down=True, turn_seconds=120)
+        request = OpenTable(table="l1", players=["ann", "bob"], rules=rules, game="thirty-one", seed="l1")
+        assert (await open_table(nc, request)).ok  # ann (seat 0, to move) never answers
+        update = await _until(lambda: web.seats["bob"].updates.get("l1"), what="bob's update")
+        assert not update.your_turn and update.view.to_move == 0 and not update.view.hand
+        assert [str(a) for a in update.view.legal] == ["look"]
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
+            async with browser.get(web.seat_url("bob")) as r:
+                assert r.status == 200
+            url = web.url + "/play/bob/l1"
+            async with browser.post(url, data=b'{"type":"take","source":"stock"}', headers={"X-Skat": "1"}) as r:
+                body = await r.json()
+                assert body["ok"] is False and body["code"] == "refused"
+            async with browser.post(url, data=b'{"type":"look"}', headers={"X-Skat": "1"}) as r:
+                body = await r.json()
+                assert body["ok"] is True, body
+        seen = await _until(lambda: (u := web.seats["bob"].updates["l1"]).view.hand and u, what="bob's hand")
+        assert seen.view.looked and len(seen.view.hand) == 3 and seen.view.to_move == 0
+        assert not seen.view.legal  # looked once: nothing more to do out of turn
+    finally:
         await web.stop()
         await nc.close()
 

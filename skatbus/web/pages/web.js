@@ -59,12 +59,14 @@ function stream(url, onMessage) {
 
 function lobby() {
   stream("/events/lobby", m => {
-    fill("tables", ...(m.tables.length ? m.tables.map(t => el("li", { "data-table": t.table },
-      el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table), " \u2014 " + t.players.join(", ")))
+    fill("tables", ...(m.tables.length ? m.tables.map(t => el("li", { "data-table": t.table, "data-game": t.game || "skat" },
+      el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table),
+      " \u2014 ", el("span", { class: "game" }, t.title || "Skat"), ": " + t.players.join(", ")))
       : [el("li", { class: "hint" }, "no open tables")]));
-    fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id },
+    fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id, "data-game": t.game || "skat" },
       el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
-      " \u2014 " + t.entrants.join(", ") + ": " + t.finished + "/" + t.tables + " tables finished" + (t.done ? " (done)" : "")))
+      " \u2014 ", ...(t.game && t.game !== "skat" ? [el("span", { class: "game" }, t.title), ": "] : []),
+      t.entrants.join(", ") + ": " + t.finished + "/" + t.tables + " tables finished" + (t.done ? " (done)" : "")))
       : [el("li", { class: "hint" }, "no tournaments")]));
     document.getElementById("seatsbox").classList.toggle("hidden", !m.seats.length);
     fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p))));
@@ -77,6 +79,7 @@ function tournament() {
   const tid = decodeURIComponent(location.pathname.split("/")[2]);
   document.getElementById("title").textContent = "Tournament " + tid;
   stream("/events/tournament/" + encodeURIComponent(tid), m => {
+    if (m.ranking === "places") { placeTournament(m); return; }
     fill("where", m.deals + "/" + m.of + " deals" + (m.done ? " \u2014 finished" : ""));
     document.body.dataset.deals = m.deals;
     fill("standings", el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", { class: "num" }, "Seeger-Fabian"),
@@ -92,6 +95,47 @@ function tournament() {
   });
 }
 
+function ordinal(p) {
+  const tens = p % 100, ones = p % 10;
+  return p + (tens >= 10 && tens <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[ones] || "th");
+}
+
+function placeTournament(m) {
+  // A game ranked by places (Thirty-one): tables done as the runner's progress line counts them,
+  // standings by place points per finished table (the numbers skat tournament prints), and
+  // each table's progress by lives lost, or once it finished its places and a replay link.
+  document.getElementById("title").textContent = m.title + " tournament " + m.id;
+  fill("where", m.progress.toFixed(1) + "/" + m.of + " tables (" + m.deals + " deals)" + (m.done ? " \u2014 finished" : ""));
+  Object.assign(document.body.dataset, { game: m.game, deals: m.deals, finished: m.finished, done: m.done ? "1" : "0" });
+  const num = (text) => el("td", { class: "num" }, text);
+  fill("standings", el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", { class: "num" }, "place pts/table"),
+    el("th", { class: "num" }, "\u00b1\u00a095\u00a0%"), el("th", { class: "num" }, "tables"), el("th", { class: "num" }, "wins"),
+    el("th", { class: "num" }, "mean coins"), el("th", { class: "num" }, "deals"), el("th", { class: "num" }, "time-outs"),
+    el("th", {}, "places")),
+    ...(m.standings.length ? m.standings.map((s, i) => el("tr", { "data-player": s.player }, el("td", {}, String(i + 1)),
+      el("td", {}, s.player + (s.forfeit ? " (forfeit)" : "")), num(s.per_table.toFixed(2)),
+      num(s.ci95 == null ? "" : s.ci95.toFixed(2)), num(String(s.tables)), num(String(s.wins)), num(s.mean_coins.toFixed(2)),
+      num(String(s.deals)), num(String(s.timeouts)),
+      el("td", {}, Object.entries(s.places).map(([p, n]) => ordinal(Number(p)) + " " + n).join(", "))))
+      : [el("tr", {}, el("td", { colspan: "10", class: "hint" }, "no table has finished yet"))]));
+  let scoring = document.getElementById("scoring");
+  if (!scoring) { scoring = el("p", { class: "hint", id: "scoring" }); document.getElementById("standings").after(scoring); }
+  scoring.textContent = "(" + m.scoring + ")";
+  fill("ttables", el("tr", {}, el("th", {}, "table"), el("th", {}, "seats"), el("th", { class: "num" }, "deals"),
+    el("th", { class: "num" }, "done"), el("th", {}, "places"), el("th", {}, "")),
+    ...m.tables.map(t => {
+      const seats = t.players.map((p, seat) => ({ p, seat }));
+      const places = t.places ? seats.slice().sort((a, b) => t.places[a.seat] - t.places[b.seat] || a.seat - b.seat)
+        .map(({ p, seat }) => ordinal(t.places[seat]) + " " + p + " (" + t.coins[seat] + ")").join(", ")
+        : t.broken ? "log does not fold: " + t.broken
+        : "lives lost: " + seats.map(({ p, seat }) => p + " " + (t.lost[seat] || 0)).join(", ");
+      return el("tr", Object.assign({ "data-table": t.table, "data-progress": t.progress }, t.places ? { "data-places": t.places.join(",") } : {}),
+        el("td", {}, el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table)), el("td", {}, t.players.join(", ")),
+        num(String(t.deals)), num(Math.floor(100 * t.progress) + "\u00a0%"), el("td", {}, places),
+        el("td", {}, t.closed ? el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay") : "playing"));
+    }));
+}
+
 // --- a table, watched or played --------------------------------------------------------------
 
 const T = { spec: null, seat: null, answered: -1, picked: [], pending: false, firstSeen: new Map() };
@@ -103,7 +147,10 @@ function table() {
   if (playing) {
     T.player = who;
     document.body.dataset.mode = "seat";
+    T31.player = who;
     stream("/events/play/" + encodeURIComponent(who), m => {
+      if (m.game === "thirty-one") { t31Message(m, true); return; }
+      showSkat(m);
       if (m.kind === "seat") {
         T.seat = m;
         if (m.update.index > T.answered) T.pending = false;
@@ -113,8 +160,20 @@ function table() {
     setInterval(tickCountdown, 250);
   } else {
     document.body.dataset.mode = "spectator";
-    stream("/events/table/" + encodeURIComponent(who), m => { T.spec = m; render(); });
+    stream("/events/table/" + encodeURIComponent(who), m => {
+      if (m.game === "thirty-one") { t31Message(m, false); return; }
+      showSkat(m);
+      T.spec = m;
+      render();
+    });
   }
+}
+
+function showSkat(m) {
+  // A Skat table's page (a seat may move on from another game's table): its own layout.
+  if (!(m.view || m.update)) return;
+  document.getElementById("t31-main").classList.add("hidden");
+  document.getElementById("skat-main").classList.remove("hidden");
 }
 
 function dealEvents(v) { return (v && v.history) || []; }
