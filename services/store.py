@@ -561,7 +561,7 @@ async def ensure_stream(
             except nats.js.errors.NotFoundError as exc:
                 # Created, but the server answering does not see it yet (a cluster's replicas
                 # lag behind its meta leader): a moment later it does, so ask again.
-                raise asyncio.TimeoutError(f"stream {config.name} created, not visible yet") from exc
+                raise TimeoutError(f"stream {config.name} created, not visible yet") from exc
         return await _raise_replicas(js, info.config, config.num_replicas or 1)
 
     return await patiently(attempt, patience, f"checking stream {config.name}")

@@ -96,8 +96,17 @@ def main(argv: list[str] | None = None) -> int:
         help="run the server with the users written by `skat auth --out DIR` (players held to their own subjects)",
     )
     bot = sub.add_parser("bot", help="run a built-in bot as a remote player")
-    bot.add_argument("name", help="built-in bot: random, stepping-random, heuristic, pimc")
+    bot.add_argument(
+        "name",
+        help="built-in bot: random, stepping-random, heuristic, pimc (Skat); random, heuristic (Thirty-one)",
+    )
     bot.add_argument("--player", required=True, help="the player id the bot plays as")
+    bot.add_argument(
+        "--game",
+        default=None,
+        metavar="GAME",
+        help="play only this game's tables (skat, thirty-one); default: every game with a built-in bot of that name",
+    )
     add_connection_arguments(bot)
     bot.add_argument("--seed", default="", help="seed of the bot's random choices")
     for p in (bot, upp):
@@ -308,17 +317,18 @@ def _bot(args: argparse.Namespace) -> int:
     from services import logs
     from services.connection import connect_patience, from_args
 
-    from .bots import BOTS, make_bot
     from .errors import UsageError
+    from .sdk import built_in
     from .sdk import run as run_bot
 
-    if args.name not in BOTS:
-        raise UsageError(f"unknown bot {args.name!r}; built-in bots: {', '.join(sorted(BOTS))}")
+    try:
+        bot = built_in(args.name, args.seed or args.player, game=args.game)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         check_token("player", args.player)
     except ValueError as exc:
         raise UsageError(f"--player: {exc}") from None
-    bot = make_bot(args.name, args.seed or args.player)
     settings = from_args(args)
     logs.configure()
     run_bot(bot, args.player, settings, patience=connect_patience(args.connect_timeout))

@@ -12,12 +12,11 @@ the seat may not see. The fold refuses a hidden card in a log.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-import msgspec
-
+from ..events import JSON as _JSON
+from ..events import MSGPACK as _MSGPACK
 from ..events import (
-    Envelope,
     Event,
     PlayerTimedOut,
     SeatWithdrawn,
@@ -25,8 +24,6 @@ from ..events import (
     TableOpenedV2,
     TablePaused,
     TableResumed,
-    UnknownEvent,
-    split_tag,
 )
 from .cards import CardCode, CardOrHidden
 
@@ -131,38 +128,7 @@ BY_TAG: Final[dict[str, type[Event]]] = {tag: t for t, tag in TAGS.items()}
 SEAT_ACTIONS: Final[tuple[type[Event], ...]] = (T31Took, T31Discarded, T31Knocked, T31Looked, T31Threw)
 
 
-class Codec:
-    """Encodes and decodes a Thirty-one table's events in their envelope (``[type, version,
-    payload]``, as ``protocol.events.Codec`` does for Skat), in msgpack or JSON. An unknown
-    type or version decodes as ``UnknownEvent``."""
-
-    def __init__(self, fmt: str = "msgpack") -> None:
-        if fmt == "msgpack":
-            self._encoder: Any = msgspec.msgpack.Encoder()
-            self._envelope: Any = msgspec.msgpack.Decoder(Envelope)
-            self._payloads: dict[str, Any] = {tag: msgspec.msgpack.Decoder(t) for tag, t in BY_TAG.items()}
-        elif fmt == "json":
-            self._encoder = msgspec.json.Encoder()
-            self._envelope = msgspec.json.Decoder(Envelope)
-            self._payloads = {tag: msgspec.json.Decoder(t) for tag, t in BY_TAG.items()}
-        else:
-            raise ValueError(f"unknown format {fmt!r}: msgpack or json")
-        self.format = fmt
-        self._names = {t: split_tag(tag) for t, tag in TAGS.items()}
-
-    def encode(self, event: Event) -> bytes:
-        name, version = self._names[type(event)]
-        data: bytes = self._encoder.encode(Envelope(name, version, msgspec.Raw(self._encoder.encode(event))))
-        return data
-
-    def decode(self, data: bytes) -> Event | UnknownEvent:
-        env = self._envelope.decode(data)
-        decoder = self._payloads.get(f"{env.type}/{env.version}")
-        if decoder is None:
-            return UnknownEvent(env.type, env.version)
-        event: Event = decoder.decode(env.payload)
-        return event
-
-
-MSGPACK: Final = Codec("msgpack")
-JSON: Final = Codec("json")
+# The codecs of every registered game's events (``protocol.events``), named here for this
+# game's readers: a Thirty-one log holds the lifecycle's events too.
+MSGPACK: Final = _MSGPACK
+JSON: Final = _JSON

@@ -10,21 +10,26 @@ prompt twice, sends a prompt the table has already moved past, and cuts the bot'
 just before a prompt goes out. The two built-in bots are check-bot's own, so it can hold a table
 still (by keeping one of them thinking) while it watches what the bot does.
 
+``--game thirty-one`` checks a Thirty-one bot the same way, at Thirty-one tables (``games``:
+the rules, the built-in bots beside it; every table check plays its game to the end).
+
 The report says, per check, what was expected, what happened and what to fix. Exit code 0 when
 every check passed (or was skipped), 1 when one failed, 2 when the checks could not run at all
 (a usage mistake, an unreachable server).
 
-``python -m skatbus.check_bot --transcript`` records one short deal as the messages a JSON
-player sends and receives: the example in docs/protocol.md (``--write FILE`` puts it there).
+``python -m skatbus.check_bot --transcript [--game thirty-one]`` records one short deal (a
+Thirty-one game of one deal) as the messages a JSON player sends and receives: the examples in
+docs/protocol.md (``--write FILE`` puts it there, between the game's markers).
 """
 
 from .checker import Checker
 from .cli import check, handle, main, register
 from .common import CHECKS, TABLE_CHECKS
+from .games import GAMES, CheckedGame
 from .report import Result, write_report
-from .transcript import TRANSCRIPT_BEGIN, read_transcript, record_transcript, write_transcript
+from .transcript import TRANSCRIPT_BEGIN, markers, read_transcript, record_transcript, write_transcript
 
 __all__ = [
-    "CHECKS", "TABLE_CHECKS", "TRANSCRIPT_BEGIN", "Checker", "Result", "check", "handle", "main",
-    "read_transcript", "record_transcript", "register", "write_report", "write_transcript",
+    "CHECKS", "GAMES", "TABLE_CHECKS", "TRANSCRIPT_BEGIN", "CheckedGame", "Checker", "Result", "check", "handle",
+    "main", "markers", "read_transcript", "record_transcript", "register", "write_report", "write_transcript",
 ]  # fmt: skip

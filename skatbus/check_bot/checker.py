@@ -1,4 +1,8 @@
-"""The checks: tables played with the bot and two held built-in bots, judged from the traffic."""
+"""The checks: tables played with the bot and two held built-in bots, judged from the traffic.
+
+Every game is checked the same way; ``games.GAMES`` says how a game's tables are set up (its
+rules, the built-in bots beside the bot, whether a table check plays the whole game).
+"""
 
 from __future__ import annotations
 
@@ -12,14 +16,12 @@ from typing import Any, TextIO
 import msgspec
 from nats.aio.client import Client
 
-from protocol.events import DealScored, TableClosed
-from protocol.rules import Rules
+from protocol.events import TableClosed
 from protocol.subjects import (
     is_inbox,
 )
-from protocol.wire import Hello, OpenTable, Update
+from protocol.wire import Hello, OpenTable
 
-from ..bots import HashedBot
 from ..player import RETRY_CODES, RemotePlayer
 from ..tournament import open_table
 from .common import (
@@ -31,18 +33,17 @@ from .common import (
     HELLO_WAIT,
     INBOX_FIX,
     JSON_FIX,
-    LEGAL_FIX,
     MOVED_ON,
     MSGPACK_FIX,
     RECONNECT_FIX,
     RECONNECT_TURN_SECONDS,
     STALE_FIX,
     TABLE_CHECKS,
-    TABLE_LIMIT,
     TURN_SECONDS,
     WATCH,
     CheckError,
 )
+from .games import GAMES, CheckedGame
 from .relay import Relay
 from .report import Result, _fail, _pass, _skip
 from .traffic import Prompt, Sent, Traffic
@@ -54,15 +55,19 @@ LATE_WAIT = 5.0
 # --- the other two seats -----------------------------------------------------------------------
 
 
+Hold = Callable[[Any], Awaitable[None]]
+"""Called with a held bot's update (its game's) before it moves."""
+
+
 class HeldBot:
     """A built-in bot that check-bot can keep thinking: while it does, its table stands still
     (it is this seat's turn), so check-bot can send the bot something and watch what follows."""
 
-    def __init__(self, seed: str, holds: dict[str, Callable[[Update], Awaitable[None]]]) -> None:
-        self.bot = HashedBot(seed)
+    def __init__(self, seed: str, holds: dict[str, Hold], game: CheckedGame = GAMES["skat"]) -> None:
+        self.bot = game.helper(seed)
         self.holds = holds
 
-    async def act(self, obs: Update) -> Any:
+    async def act(self, obs: Any) -> Any:
         hold = self.holds.get(obs.view.table)
         if hold is not None:
             await hold(obs)
@@ -94,7 +99,7 @@ def _outcome(s: Sent) -> str:
 
 
 def _phase(p: Prompt) -> str:
-    return p.update.view.phase
+    return str(p.update.view.phase)
 
 
 def _ago(t: float, since: float) -> str:
@@ -115,8 +120,10 @@ class Checker:
         short: float = 3.0,
         wait: float = 120.0,
         only: tuple[str, ...] = TABLE_CHECKS,
+        game: str = "skat",
     ) -> None:
         self.nc = nc
+        self.game = GAMES[game]
         self.player = player
         self.relay = relay
         self.out = out
@@ -127,8 +134,8 @@ class Checker:
         self.results: dict[str, Result] = {}
         self.run_id = secrets.token_hex(3)
         self.others = [f"cb{self.run_id}-w", f"cb{self.run_id}-e"]
-        self.holds: dict[str, Callable[[Update], Awaitable[None]]] = {}
-        self.traffic = Traffic(nc, player)
+        self.holds: dict[str, Hold] = {}
+        self.traffic = Traffic(nc, player, default_game=game)
         self.seats: dict[str, int] = {}
         self._players: list[RemotePlayer] = []
         self._tables = 0
@@ -140,11 +147,11 @@ class Checker:
         print(text, file=self.out, flush=True)
 
     def fix(self, text: str) -> str:
-        return text.format(id=self.player, short=self.short)
+        return text.format(id=self.player, short=self.short, event=self.game.example_event)
 
     async def run(self) -> dict[str, Result]:
         await self.traffic.start()
-        self._players = [RemotePlayer(self.nc, p, HeldBot(p, self.holds)) for p in self.others]
+        self._players = [RemotePlayer(self.nc, p, HeldBot(p, self.holds, self.game)) for p in self.others]
         for p in self._players:
             await p.start()
         await self.nc.flush()
@@ -211,16 +218,17 @@ class Checker:
         self.seats[table] = seat
         return table, players, seat
 
-    async def _open(self, table: str, players: list[str], rules: Rules, json_updates: bool) -> None:
+    async def _open(self, table: str, players: list[str], rules: Any, json_updates: bool) -> None:
         request = OpenTable(
             table=table,
             players=players,
             rules=rules,
+            game=self.game.name,
             seed=secrets.token_hex(8),
             formats={self.player: "json"} if json_updates else {},
         )
 
-        await self.traffic.watch(table)
+        await self.traffic.watch(table, self.game.name)
         reply = await open_table(self.nc, request, patience=30.0)
         if not reply.ok:
             raise CheckError(f"the services refused to open table {table}: {reply.code}: {reply.reason}")
@@ -233,29 +241,35 @@ class Checker:
         kontra: bool = False,
         until: Callable[[str], bool] | None = None,
         whole_table: bool = False,
-        hold: Callable[[str], Callable[[Update], Awaitable[None]]] | None = None,
+        hold: Callable[[str], Hold] | None = None,
         on_prompt: Callable[[str], Callable[[Prompt], Awaitable[None]]] | None = None,
+        interrupt: Callable[[str], bool] | None = None,
     ) -> str:
         """Open a table for one check and wait until its first deal is scored (the rest plays
         on by itself; with ``whole_table``, until the table closes), the bot is timed out there, or
-        ``until(table)``; returns the table."""
+        ``until(table)``; returns the table. A game whose checks play whole games
+        (``CheckedGame.whole_games``) waits for the close, ``until`` or not; ``interrupt(table)``
+        ends the wait in every game."""
         table, players, seat = self._new_table(name)
         if hold is not None:
             self.holds[table] = hold(table)
         if on_prompt is not None:
             self.traffic.on_prompt[table] = on_prompt(table)
-        rules = Rules(rounds=1, turn_seconds=turn_seconds, kontra=kontra)
+        rules = self.game.rules(turn_seconds, kontra)
         await self._open(table, players, rules, json_updates)
+        whole = whole_table or self.game.whole_games
+        scored = self.game.deal_scored
 
         def done() -> bool:
             return (
-                (not whole_table and self.traffic.has(table, DealScored))
+                (not whole and self.traffic.has(table, scored))
                 or self.traffic.has(table, TableClosed)
                 or bool(self.traffic.timed_out(table, seat))
-                or (until is not None and until(table))
+                or (until is not None and not self.game.whole_games and until(table))
+                or (interrupt is not None and interrupt(table))
             )
 
-        await self._until(done, TABLE_LIMIT)
+        await self._until(done, self.game.table_limit)
         late = self.traffic.timed_out(table, seat)
         if late:  # a slow bot's command may still come: wait a little, to say how late it was
             # (5 s whatever the turn: a bot thinking twice the turn answers a whole turn after
@@ -306,7 +320,7 @@ class Checker:
             if refused is not None and refused.answer is not None:
                 return (
                     f"{where}: your {refused.describe()} was refused: {refused.answer.code}: {refused.answer.reason}",
-                    self.fix(AT_FIX if refused.answer.code == "stale" else LEGAL_FIX),
+                    self.fix(AT_FIX if refused.answer.code == "stale" else self.game.legal_fix),
                 )
             if not is_inbox(first.reply_to, self.player):
                 return (
@@ -314,12 +328,12 @@ class Checker:
                     "so the services did not answer",
                     self.fix(INBOX_FIX),
                 )
-            return f"{where}: your {first.describe()} got no answer but a retry code", self.fix(LEGAL_FIX)
+            return f"{where}: your {first.describe()} got no answer but a retry code", self.fix(self.game.legal_fix)
         later = [s for s in self.traffic.commands(p.table) if s.t >= p.t]
         if later:
             s = later[0]
             if s.command is None:
-                return f"{where}: you sent {s.describe()} ({s.error})", self.fix(LEGAL_FIX)
+                return f"{where}: you sent {s.describe()} ({s.error})", self.fix(self.game.legal_fix)
             if s.at < 0:
                 return f'{where}: you sent {s.describe()} without "at"', self.fix(AT_FIX)
             return f"{where}: you sent {s.describe()} with at={s.at}, not {p.index}", self.fix(AT_FIX)
@@ -336,6 +350,9 @@ class Checker:
         return next((p.fmt for p in self.traffic.prompts.get(s.table, []) if p.index == s.at), "")
 
     def _judge_table(self, name: str, table: str, expected: str, passed: str = "") -> Result:
+        whole = self.game.whole_games and name != "reconnect"  # reconnect leaves its table to play on
+        if whole:
+            expected += ", through a whole game to its end"
         prompts = self.traffic.first_prompts(table)
         if not prompts:
             return _fail(
@@ -351,9 +368,28 @@ class Checker:
             return _fail(name, expected, happened + more, fix)
         answered = [p for p in prompts if self.traffic.accepted(table, p.index) is not None]
         if not answered:
-            return _fail(name, expected, "no prompt was answered before the table moved on", self.fix(LEGAL_FIX))
+            return _fail(
+                name, expected, "no prompt was answered before the table moved on", self.fix(self.game.legal_fix)
+            )
         slowest = max(self.traffic.commands(table, p.index)[0].t - p.t for p in answered)
-        return _pass(name, passed or f"answered {len(answered)} prompts (slowest {slowest:.2f} s)")
+        if not whole:
+            return _pass(name, passed or f"answered {len(answered)} prompts (slowest {slowest:.2f} s)")
+        deals = sum(isinstance(e, self.game.deal_scored) for _, e in self.traffic.events.get(table, []))
+        if not self.traffic.has(table, TableClosed):
+            return _fail(
+                name,
+                expected,
+                f"the game had not ended after {self.game.table_limit:g} s ({deals} deals scored, {len(answered)} "
+                f"prompts answered, the slowest in {slowest:.2f} s)",
+                f"answer every prompt at once: check-bot waits {self.game.table_limit:g} s for a game of one coin "
+                "each to end (if your bot is quick, look at the services' logs)",
+            )
+        return _pass(
+            name,
+            passed
+            or f"answered {len(answered)} prompts (slowest {slowest:.2f} s) in a whole game of {deals} "
+            f"deal{'s' if deals != 1 else ''}",
+        )
 
     # --- hello, inbox, at, refusals: judged on everything seen ---
 
@@ -464,9 +500,9 @@ class Checker:
         if refused:
             s = refused[0]
             assert s.answer is not None
-            fix = self.fix(JSON_FIX if s.answer.code == "malformed" and s.fmt == "json" else LEGAL_FIX)
+            fix = self.fix(JSON_FIX if s.answer.code == "malformed" and s.fmt == "json" else self.game.legal_fix)
             if s.answer.code == "malformed":
-                fix = 'send an object with "type" and its fields (skat schema prints them), JSON or msgpack'
+                fix = self.fix(self.game.malformed_fix)
             return _fail(
                 "refusals",
                 expected,
@@ -524,8 +560,8 @@ class Checker:
 
             return send_twice
 
-        def hold(table: str) -> Callable[[Update], Awaitable[None]]:
-            async def resend_answered(obs: Update) -> None:
+        def hold(table: str) -> Hold:
+            async def resend_answered(obs: Any) -> None:
                 if len(again_after) >= 2:
                     return
                 for p in self.traffic.first_prompts(table):
@@ -542,7 +578,7 @@ class Checker:
             json_updates=bool(self._use_json()),
             on_prompt=on_prompt,
             hold=hold,
-            until=lambda t: len(again_after) >= 2 and self.traffic.has(t, DealScored),
+            until=lambda t: len(again_after) >= 2 and self.traffic.has(t, self.game.deal_scored),
         )
         self.traffic.on_prompt.pop(table, None)
         self.holds.pop(table, None)
@@ -573,8 +609,8 @@ class Checker:
         expected = "a prompt the table has moved past: ignored, or answered once and dropped when refused stale"
         forged: list[Prompt] = []
 
-        def hold(table: str) -> Callable[[Update], Awaitable[None]]:
-            async def send_superseded(obs: Update) -> None:
+        def hold(table: str) -> Hold:
+            async def send_superseded(obs: Any) -> None:
                 if forged:
                     return
                 mine = self.traffic.first_prompts(table)
@@ -597,7 +633,7 @@ class Checker:
             # through the table's deals until one came, not only its first.
             whole_table=True,
             until=lambda t: (
-                bool(forged) and time.time() > forged[0].t + WATCH + 1.0 and self.traffic.has(t, DealScored)
+                bool(forged) and time.time() > forged[0].t + WATCH + 1.0 and self.traffic.has(t, self.game.deal_scored)
             ),
         )
         self.holds.pop(table, None)
@@ -634,11 +670,13 @@ class Checker:
         )
         cut: list[float] = []
 
-        def hold(table: str) -> Callable[[Update], Awaitable[None]]:
-            async def cut_the_bot(obs: Update) -> None:
+        def hold(table: str) -> Hold:
+            async def cut_the_bot(obs: Any) -> None:
                 mine = self.traffic.first_prompts(table)
                 if cut or not mine or self.traffic.accepted(table, mine[-1].index) is None:
                     return
+                if not self.game.moves_again(obs.view, self.seats[table]):
+                    return  # no turn of the bot's to come in this deal: its next prompt may never come
                 await self.relay.cut()  # before this seat moves: the bot's next prompt goes out after
                 cut.append(time.time())
 
@@ -651,7 +689,7 @@ class Checker:
                 turn_seconds=RECONNECT_TURN_SECONDS,
                 hold=hold,
                 whole_table=True,  # as for stale: a deal may offer no moment to cut
-                until=lambda t: bool(cut),
+                interrupt=lambda t: bool(cut),
             )
             self.holds.pop(table, None)
             if not cut:

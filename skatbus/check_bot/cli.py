@@ -22,6 +22,7 @@ from services.main import LocalStack, wait_ready
 
 from .checker import Checker
 from .common import TABLE_CHECKS, CheckError
+from .games import GAMES
 from .relay import Relay
 from .report import Result, write_report
 from .transcript import transcript_main
@@ -44,9 +45,10 @@ async def check(
     short: float = 3.0,
     wait: float = 120.0,
     only: tuple[str, ...] = TABLE_CHECKS,
+    game: str = "skat",
 ) -> dict[str, Result]:
-    """Run every check against the bot ``player`` (the services at ``settings``, or an embedded
-    stack when None); the results by check."""
+    """Run every check against the bot ``player`` at tables of ``game`` (the services at
+    ``settings``, or an embedded stack when None); the results by check."""
     async with contextlib.AsyncExitStack() as stack:
         if settings is None:
             out.write("starting an embedded nats-server and the five services...\n")
@@ -75,11 +77,11 @@ async def check(
         ca = f" --tls-ca {settings.tls_ca}" if settings.tls_ca else ""
         out.write(
             f"Start your bot as player {player}, connected to {url} (a relay check-bot can cut), e.g.\n"
-            f"  skat bot random --player {player} --nats {url}{creds}{ca}\n"
+            f"  skat bot random{GAMES[game].flag} --player {player} --nats {url}{creds}{ca}\n"
             f"Waiting up to {wait:g} s for it to connect...\n"
         )
         out.flush()
-        checker = Checker(nc, player, relay, out, json_only=json_only, short=short, wait=wait, only=only)
+        checker = Checker(nc, player, relay, out, json_only=json_only, short=short, wait=wait, only=only, game=game)
         return await checker.run()
     raise AssertionError("unreachable")  # pragma: no cover - the context manager does not swallow
 
@@ -135,6 +137,7 @@ def handle(args: argparse.Namespace, out: TextIO | None = None) -> int:
             short=args.short_deadline,
             wait=args.wait,
             only=only,
+            game=args.game,
         )
 
     try:
@@ -148,7 +151,7 @@ def handle(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (CheckError, FileNotFoundError, TimeoutError, OSError, nats.errors.Error) as exc:
         print(f"skat check-bot: {exc}", file=sys.stderr)
         return 2
-    write_report(args.player, results, out)
+    write_report(args.player, results, out, args.game)
     return 1 if any(r.status == "FAIL" for r in results.values()) else 0
 
 
@@ -178,6 +181,12 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--only", default=None, metavar="CHECK[,...]", help=f"only these table checks: {', '.join(TABLE_CHECKS)}"
+    )
+    p.add_argument(
+        "--game",
+        default="skat",
+        choices=tuple(GAMES),
+        help="the game of the tables the bot is checked at (default skat)",
     )
 
 

@@ -48,12 +48,21 @@ MSGPACK_FIX: Final = (
 JSON_FIX: Final = (
     "read JSON updates: they leave out every field at its default (your_turn false, legal empty, deadline 0, "
     "index 0, ...), so read a missing field as its default; event types in history carry a version "
-    "(card_played/1)"
+    "({event})"
 )
 AT_FIX: Final = 'add "at": <the prompt\'s index> to every command (update.index of the prompt it answers)'
 LEGAL_FIX: Final = (
     'answer only prompts (your_turn true) and pick one of view.legal, unchanged but for "at" (resign and '
     "show are the only commands allowed that are not listed)"
+)
+T31_LEGAL_FIX: Final = (
+    'answer only prompts (your_turn true) and pick one of view.legal, unchanged but for "at" (only look, at a '
+    "table with throw_down, may be sent out of turn)"
+)
+MALFORMED_FIX: Final = 'send an object with "type" and its fields (skat schema prints them), JSON or msgpack'
+T31_MALFORMED_FIX: Final = (
+    'send an object with "type" and its fields, JSON or msgpack: {{"type": "take", "source": "stock"}}, '
+    '{{"type": "discard", "card": "S7"}}, {{"type": "knock"}} (docs/bots.md has them all)'
 )
 HELLO_FIX: Final = (
     "after connecting and after every reconnect, send a request to skat.hello.{id} (empty body, or "

@@ -31,8 +31,10 @@ def _skip(name: str, why: str) -> Result:
     return Result(name, "SKIP", why)
 
 
-def write_report(player: str, results: dict[str, Result], out: TextIO) -> None:
-    print(f"\nskat check-bot {player}:", file=out)
+def write_report(player: str, results: dict[str, Result], out: TextIO, game: str = "skat") -> None:
+    """The report, headed by the command that made it (``--game`` unless Skat, the default)."""
+    flag = "" if game == "skat" else f" --game {game}"
+    print(f"\nskat check-bot {player}{flag}:", file=out)
     for name in CHECKS:
         r = results.get(name)
         if r is None:

@@ -1,4 +1,8 @@
-"""What check-bot sees of a bot: every prompt to it and every answer, hello and command from it."""
+"""What check-bot sees of a bot: every prompt to it and every answer, hello and command from it.
+
+Updates and commands are read with the game of their table (``watch(table, game)``; a table not
+watched is read with ``default_game``): a Thirty-one ``discard`` is another command than Skat's.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
+from protocol import registry
 from protocol.events import MSGPACK, Event, PlayerTimedOut, UnknownEvent
+from protocol.game import Game
 from protocol.subjects import (
     hello_subject,
     parse_command_subject,
@@ -20,7 +26,7 @@ from protocol.subjects import (
     public_subject,
     view_subject,
 )
-from protocol.wire import Reply, Update, decode, decode_command, encode, sniff
+from protocol.wire import Reply, decode, encode, sniff
 
 # --- what check-bot sees -------------------------------------------------------------------
 
@@ -34,7 +40,8 @@ class Prompt:
     t: float
     fmt: str
     data: bytes
-    update: Update
+    update: Any
+    """The game's update (``protocol.wire.Update`` for Skat, ``ThirtyOneUpdate``, ...)."""
     by_checker: bool = False
 
 
@@ -85,6 +92,10 @@ class Traffic:
 
     nc: Client
     player: str
+    default_game: str = "skat"
+    """The game of a table not watched (``watch``)."""
+    games: dict[str, str] = field(default_factory=dict)
+    """The game of each watched table."""
     prompts: dict[str, list[Prompt]] = field(default_factory=dict)
     """Prompts the services sent, per table (a prompt sent again shows again)."""
     by_checker: dict[str, list[Prompt]] = field(default_factory=dict)
@@ -108,8 +119,10 @@ class Traffic:
             self._subs.append(await self.nc.subscribe(subject, cb=cb))
         await self.nc.flush()
 
-    async def watch(self, table: str) -> None:
-        """Follow a table's public feed (its events, to see time-outs and ends)."""
+    async def watch(self, table: str, game: str | None = None) -> None:
+        """Follow a table's public feed (its events, to see time-outs and ends), and read its
+        updates and commands as ``game``'s (default: ``default_game``)."""
+        self.games[table] = game or self.default_game
         self.events.setdefault(table, [])
         self._subs.append(await self.nc.subscribe(public_subject(table), cb=self._on_public))
         await self.nc.flush()
@@ -123,7 +136,7 @@ class Traffic:
     async def _on_view(self, msg: Msg) -> None:
         try:
             _, table = parse_view_subject(msg.subject)
-            update: Update = decode(msg.data, Update)
+            update = decode(msg.data, self.game(table).update_type)
         except (ValueError, msgspec.DecodeError, msgspec.ValidationError):
             return
         self.log.append(("receive", msg.subject, "", msg.data))
@@ -141,7 +154,7 @@ class Traffic:
             return
         sent = Sent(table, time.time(), sniff(msg.data), msg.data, msg.reply or "")
         try:
-            sent.command, _ = decode_command(msg.data)
+            sent.command, _ = self.game(table).decode_command(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             sent.error = str(exc)[:200]
         self.sent.append(sent)
@@ -179,7 +192,11 @@ class Traffic:
             return
         self.events.setdefault(table, []).append((index, event))
 
-    async def send_prompt(self, table: str, update: Update, fmt: str, data: bytes | None = None) -> Prompt:
+    def game(self, table: str) -> Game:
+        """The game a table's messages are read with."""
+        return registry.get(self.games.get(table, self.default_game))
+
+    async def send_prompt(self, table: str, update: Any, fmt: str, data: bytes | None = None) -> Prompt:
         """Act as the platform: publish ``update`` to the bot's view subject."""
         data = data if data is not None else encode(update, fmt)
         await self.nc.publish(view_subject(self.player, table), data)

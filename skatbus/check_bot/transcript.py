@@ -1,4 +1,5 @@
-"""The example transcript in docs/protocol.md: one short deal recorded from a real run."""
+"""The example transcripts in docs/protocol.md, one per game, each recorded from a real run
+(the players are in ``scripted``): a Skat deal, and a Thirty-one game of one deal."""
 
 from __future__ import annotations
 
@@ -11,142 +12,61 @@ from pathlib import Path
 from typing import Any, Final
 
 import nats.errors
-from nats.aio.client import Client
-from nats.aio.msg import Msg
 
-from protocol.commands import Bid, Pass
-from protocol.rules import Rules
-from protocol.subjects import (
-    ADMIN_OPEN,
-    command_subject,
-    hello_subject,
-    parse_view_subject,
-)
-from protocol.wire import OpenTable, Reply, Update, decode, encode
+from protocol.subjects import ADMIN_OPEN, hello_subject
+from protocol.wire import OpenTable, Reply, decode, encode
 from services.connection import ConnectionSettings, SettingsError, from_args, open_connection
 from services.connection import add_arguments as add_connection_arguments
 from services.main import LocalStack
 
 from ..player import RemotePlayer
 from .common import CheckError
+from .scripted import SCRIPTS
 from .traffic import Traffic
 
-# --- the transcript for docs/protocol.md ---------------------------------------------------------
+# --- the transcripts for docs/protocol.md -------------------------------------------------------
 
 TRANSCRIPT_BEGIN: Final = (
     "<!-- transcript:begin (python -m skatbus.check_bot --transcript --write docs/protocol.md) -->"
 )
 TRANSCRIPT_END: Final = "<!-- transcript:end -->"
-TRANSCRIPT_PLAYER: Final = "ann"
-TRANSCRIPT_TABLE: Final = "demo"
 
 
-class _Passer:
-    """The transcript's other two seats: never bid, then play the first legal card."""
-
-    def act(self, obs: Update) -> Any:
-        legal = obs.view.legal
-        return next((a for a in legal if isinstance(a, Pass)), None) or next(
-            (a for a in legal if not isinstance(a, Bid)), legal[0]
-        )
-
-
-class _ScriptedJsonPlayer:
-    """A JSON player as a bot author in any language would write it (raw NATS, JSON only): it
-    bids the lowest bid, picks up, discards, declares a grand, plays one card, then resigns;
-    and it sends its pickup twice, as after a lost reply, to show the ``stale`` answer. It answers
-    one prompt at a time, so that every run sends the same messages."""
-
-    def __init__(self, nc: Client, player: str) -> None:
-        self.nc = nc
-        self.player = player
-        self.n = 0
-        self.replies: dict[str, asyncio.Future[bytes]] = {}
-        self.played = False
-        self.done = asyncio.Event()
-        self.prompts: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
-        self.worker: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        await self.nc.subscribe(f"_INBOX.{self.player}.*", cb=self._on_reply)
-        await self.nc.subscribe(f"skat.view.{self.player}.*", cb=self._on_update)
-        await self.nc.flush()
-        self.worker = asyncio.ensure_future(self._work())
-
-    async def stop(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
-            await asyncio.gather(self.worker, return_exceptions=True)
-
-    async def _work(self) -> None:
-        while True:
-            subject, update = await self.prompts.get()
-            await self._answer(subject, update)
-
-    async def _on_reply(self, msg: Msg) -> None:
-        future = self.replies.pop(msg.subject, None)
-        if future is not None and not future.done():
-            future.set_result(msg.data)
-
-    async def request(self, subject: str, body: dict[str, Any]) -> dict[str, Any]:
-        self.n += 1
-        reply = f"_INBOX.{self.player}.{self.n}"
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self.replies[reply] = future
-        await self.nc.publish(subject, json.dumps(body).encode(), reply=reply)
-        return json.loads(await asyncio.wait_for(future, 10.0))  # type: ignore[no-any-return]
-
-    async def _on_update(self, msg: Msg) -> None:
-        update = json.loads(msg.data)
-        if _ends_the_deal(update):
-            self.done.set()
-        if update.get("your_turn") and not self.done.is_set():
-            self.prompts.put_nowait((msg.subject, update))
-
-    async def _answer(self, subject: str, update: dict[str, Any]) -> None:
-        legal: list[dict[str, Any]] = update["view"].get("legal", [])
-        types = [a["type"] for a in legal]
-        if "bid" in types:
-            action = legal[types.index("bid")]
-        elif "pickup" in types:
-            action = legal[types.index("pickup")]
-        elif "declare" in types:
-            action = next(
-                (a for a in legal if a["type"] == "declare" and a["game"] == "G"), legal[types.index("declare")]
-            )
-        elif "play" in types and self.played:
-            action = {"type": "resign"}
-        else:
-            action = legal[0]
-            self.played = action["type"] == "play"
-        command = {**action, "at": update["index"]}
-        _, table = parse_view_subject(subject)  # the ids checked, not just the prefix swapped
-        cmd_subject = command_subject(self.player, table)
-        await self.request(cmd_subject, command)
-        if action["type"] == "pickup":
-            await self.request(cmd_subject, command)  # the same again, as after a lost reply: stale
+def markers(game: str = "skat") -> tuple[str, str]:
+    """The lines a game's transcript stands between in a markdown file (Skat's are the first
+    there were, and keep their words)."""
+    if game == "skat":
+        return TRANSCRIPT_BEGIN, TRANSCRIPT_END
+    return (
+        f"<!-- transcript:begin {game} (python -m skatbus.check_bot --transcript --game {game} "
+        "--write docs/protocol.md) -->",
+        f"<!-- transcript:end {game} -->",
+    )
 
 
-async def record_transcript(settings: ConnectionSettings) -> list[str]:
-    """One short deal, as the JSON lines of every message the transcript player sends and
-    receives (its hello, updates, commands and replies), from a real run against ``settings``."""
+async def record_transcript(settings: ConnectionSettings, game: str = "skat") -> list[str]:
+    """One short table of ``game`` (``scripted.SCRIPTS``), as the JSON lines of every message its
+    JSON player sends and receives (its hello, updates, commands and replies), from a real run
+    against ``settings``: for Skat one deal, for Thirty-one a whole game of one deal."""
+    script = SCRIPTS[game]
+    player, *others = script.players
     recorder = await open_connection(settings, no_echo=True)
-    ann_nc = await open_connection(settings, inbox_prefix=f"_INBOX.{TRANSCRIPT_PLAYER}")
-    others = ["bob", "cyd"]
-    traffic = Traffic(recorder, TRANSCRIPT_PLAYER)
-    players = [RemotePlayer(recorder, p, _Passer()) for p in others]
-    ann = _ScriptedJsonPlayer(ann_nc, TRANSCRIPT_PLAYER)
+    ann_nc = await open_connection(settings, inbox_prefix=f"_INBOX.{player}")
+    traffic = Traffic(recorder, player, default_game=game)
+    players = [RemotePlayer(recorder, p, script.other()) for p in others]
+    ann = script.player(ann_nc, player)
     try:
         await traffic.start()
         for p in players:
             await p.start()
         await ann.start()
-        await ann.request(hello_subject(TRANSCRIPT_PLAYER), {"format": "json"})
+        await ann.request(hello_subject(player), {"format": "json"})
         request = OpenTable(
-            table=TRANSCRIPT_TABLE,
-            players=[TRANSCRIPT_PLAYER, *others],
-            rules=Rules(rounds=1, turn_seconds=60),
-            seed="transcript",
+            table=script.table,
+            players=list(script.players),
+            rules=script.rules,
+            game=game,
+            seed=script.seed,
         )
         reply: Reply = decode((await recorder.request(ADMIN_OPEN, encode(request), timeout=10.0)).data, Reply)
         if not reply.ok:
@@ -167,7 +87,7 @@ async def record_transcript(settings: ConnectionSettings) -> list[str]:
         body = json.loads(data) if data.strip() else None
         is_update = subject.startswith("skat.view.")
         if ended and (is_update or direction == "send" or subject not in asked):
-            continue  # after the deal's end only the replies to what was sent before it
+            continue  # after the end only the replies to what was sent before it
         if direction == "send" and reply_to:
             asked.add(reply_to)
         line: dict[str, Any] = {direction: subject}
@@ -175,14 +95,9 @@ async def record_transcript(settings: ConnectionSettings) -> list[str]:
             line["reply_to"] = reply_to
         line["data"] = body
         lines.append(json.dumps(line, ensure_ascii=False))
-        if body is not None and is_update and _ends_the_deal(body):
+        if body is not None and is_update and ann.ends(body):
             ended = True
     return lines
-
-
-def _ends_the_deal(update: dict[str, Any]) -> bool:
-    view = update["view"]
-    return view.get("phase") in ("between_deals", "closed") or view.get("deal", 0) > 1
 
 
 async def _every_request_answered(traffic: Traffic) -> None:
@@ -196,30 +111,34 @@ async def _every_request_answered(traffic: Traffic) -> None:
         await asyncio.sleep(0.01)
 
 
-def write_transcript(path: Path, lines: list[str]) -> None:
-    """Put ``lines`` between the transcript markers of ``path`` (a markdown file)."""
+def write_transcript(path: Path, lines: list[str], game: str = "skat") -> None:
+    """Put ``lines`` between ``game``'s transcript markers in ``path`` (a markdown file)."""
+    begin, end = markers(game)
     text = path.read_text()
-    pattern = re.compile(re.escape(TRANSCRIPT_BEGIN) + r".*?" + re.escape(TRANSCRIPT_END), re.S)
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise CheckError(f"{path}: no transcript markers ({TRANSCRIPT_BEGIN} ... {TRANSCRIPT_END})")
-    block = "\n".join([TRANSCRIPT_BEGIN, "", "```json", *lines, "```", "", TRANSCRIPT_END])
+        raise CheckError(f"{path}: no transcript markers ({begin} ... {end})")
+    block = "\n".join([begin, "", "```json", *lines, "```", "", end])
     path.write_text(pattern.sub(lambda _: block, text, count=1))
 
 
-def read_transcript(path: Path) -> list[str]:
-    """The transcript lines between the markers of ``path``."""
+def read_transcript(path: Path, game: str = "skat") -> list[str]:
+    """The transcript lines between ``game``'s markers in ``path``."""
+    begin, end = markers(game)
     text = path.read_text()
-    start = text.index(TRANSCRIPT_BEGIN) + len(TRANSCRIPT_BEGIN)
-    block = text[start : text.index(TRANSCRIPT_END, start)]
+    start = text.index(begin) + len(begin)
+    block = text[start : text.index(end, start)]
     return [line for line in block.splitlines() if line.startswith("{")]
 
 
 def transcript_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m skatbus.check_bot --transcript",
-        description="Record one short deal as JSON lines (an embedded stack unless --nats).",
+        description="Record one short deal (Thirty-one: a game of one deal) as JSON lines (an embedded stack "
+        "unless --nats).",
     )
     parser.add_argument("--transcript", action="store_true", required=True)
+    parser.add_argument("--game", default="skat", choices=tuple(SCRIPTS), help="the game (default skat)")
     parser.add_argument("--write", default=None, metavar="FILE.md", help="replace the transcript in this file")
     add_connection_arguments(parser)
     args = parser.parse_args(argv)
@@ -231,14 +150,14 @@ def transcript_main(argv: list[str]) -> int:
 
     async def main() -> list[str]:
         if settings is not None:
-            return await record_transcript(settings)
+            return await record_transcript(settings, args.game)
         async with LocalStack() as url:
-            return await record_transcript(ConnectionSettings((url,)))
+            return await record_transcript(ConnectionSettings((url,)), args.game)
 
     try:
         lines = asyncio.run(main())
         if args.write:
-            write_transcript(Path(args.write), lines)
+            write_transcript(Path(args.write), lines, args.game)
             print(f"wrote {len(lines)} lines into {args.write}")
     except (CheckError, OSError, TimeoutError, nats.errors.Error) as exc:  # the user's to mend: one line
         print(f"transcript: {exc}", file=sys.stderr)
