@@ -33,10 +33,25 @@ def configure(level: str | None = None, json: bool | None = None) -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         # One write per line, so the lines of processes sharing a stderr never interleave.
-        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.WriteLoggerFactory(file=_STDERR),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )
     quiet_client_library()
+
+
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written, not when logging was configured: a
+    process that replaces its stderr (a test's capture, a daemon's redirect) must not leave
+    every later log line writing into a closed file, which raises where the line was logged."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+_STDERR = _Stderr()
 
 
 def get(**bound: object) -> structlog.typing.FilteringBoundLogger:

@@ -167,9 +167,12 @@ def test_every_constructible_rules_survives_json() -> None:
 
 # --- unknown events ------------------------------------------------------------------------
 
-UNKNOWN_NAMES = st.tuples(st.text(max_size=20), st.integers(min_value=-(2**31), max_value=2**31)).filter(
-    lambda nv: f"{nv[0]}/{nv[1]}" not in KNOWN
-) | st.tuples(st.sampled_from(sorted({tag.partition("/")[0] for tag in KNOWN})), st.integers(min_value=2, max_value=99))
+UNKNOWN_NAMES = (
+    st.tuples(st.text(max_size=20), st.integers(min_value=-(2**31), max_value=2**31))
+    | st.tuples(
+        st.sampled_from(sorted({tag.partition("/")[0] for tag in KNOWN})), st.integers(min_value=2, max_value=99)
+    )
+).filter(lambda nv: f"{nv[0]}/{nv[1]}" not in KNOWN)  # table_opened/2 is known: a version 2 may be too
 """Unknown types, and known types at a version this reader does not know."""
 
 
