@@ -25,13 +25,13 @@ import pstats
 import random
 from collections.abc import Sequence
 
-from protocol.commands import Declare
-from protocol.deal import Deal
-from protocol.dealing import deal_from_seed
-from protocol.decide import decide
 from protocol.events import MSGPACK, Event, TableOpened
-from protocol.rules import Rules
-from protocol.table import TableState, due, fold
+from protocol.skat.commands import Declare
+from protocol.skat.deal import Deal
+from protocol.skat.dealing import deal_from_seed
+from protocol.skat.decide import decide
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, due, fold
 
 from . import BASELINE_RATE, Options, Rate, Row, measure, times
 

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from protocol.deal import Deal
-from protocol.dealing import deal_from_seed
-from protocol.rules import Rules
+from protocol.skat.deal import Deal
+from protocol.skat.dealing import deal_from_seed
+from protocol.skat.rules import Rules
 
 from . import BASELINE_RATE, Options, Rate, Row, measure, times
 from .engine import baseline

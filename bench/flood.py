@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nats
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.wire import OpenTable, encode
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
@@ -36,7 +36,7 @@ _FLOODER = """
 import signal, socket, sys, time
 # A raw NATS client: the protocol bytes are built once and written in bulk, so that the
 # flooder itself costs almost no CPU (a remote attacker's CPU is not ours to spend).
-from protocol.commands import Bid
+from protocol.skat.commands import Bid
 from protocol.wire import encode
 host, port = sys.argv[1].rpartition("/")[2].split(":")
 per_second, seconds = int(sys.argv[2]), float(sys.argv[3])

@@ -46,7 +46,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from protocol.events import TAGS, TableClosed
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.subjects import ADMIN_OPEN, STREAM, event_name, health_subject, log_subject
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.main import SERVICES, stop_processes, wait_ready

@@ -5,8 +5,8 @@ Everything it knows about the cards comes from ``Knowledge`` (docs/bots.md).
 Play it against the built-in bots without a bus:  python examples/trump_counter.py
 """
 
-from protocol import cards as C
-from protocol.commands import PLAY, PlayCard
+from protocol.skat import cards as C
+from protocol.skat.commands import PLAY, PlayCard
 from skatbus import HeuristicBot, Knowledge
 
 
@@ -26,7 +26,7 @@ class TrumpCounter:
 
 
 if __name__ == "__main__":
-    from protocol.rules import Rules
+    from protocol.skat.rules import Rules
     from skatbus import RandomBot
     from skatbus.local import play_table
 

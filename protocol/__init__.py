@@ -17,8 +17,10 @@ Playing a deal from code::
     print(deal.result())
 """
 
-from .cards import card, fmt, parse
-from .commands import (
+from .errors import IllegalAction
+from .events import JSON, MSGPACK, Codec, Event
+from .skat.cards import card, fmt, parse
+from .skat.commands import (
     Bid,
     Command,
     Declare,
@@ -33,17 +35,15 @@ from .commands import (
     ShowCards,
     parse_action,
 )
-from .deal import Deal, Phase
-from .dealing import deal_from_seed, deal_seed
-from .decide import Rejection, decide, default_action, timeout
-from .ends import EndReason
-from .errors import IllegalAction
-from .events import JSON, MSGPACK, Codec, Event
-from .games import Declaration, GameKind
-from .knowledge import Knowledge
-from .rules import Rules
-from .scoring import DealResult, score
-from .table import LogError, TableState, due, fold
+from .skat.deal import Deal, Phase
+from .skat.dealing import deal_from_seed, deal_seed
+from .skat.decide import Rejection, decide, default_action, timeout
+from .skat.ends import EndReason
+from .skat.games import Declaration, GameKind
+from .skat.knowledge import Knowledge
+from .skat.rules import Rules
+from .skat.scoring import DealResult, score
+from .skat.table import LogError, TableState, due, fold
 
 __all__ = [
     "Bid", "Codec", "Command", "Deal", "DealResult", "Declaration", "Declare", "Discard",

@@ -15,10 +15,10 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from .cards import CardCode
-from .games import Declaration
-from .rules import Rules
-from .scoring import DealResult
+from .skat.cards import CardCode
+from .skat.games import Declaration
+from .skat.rules import Rules
+from .skat.scoring import DealResult
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, repr_omit_defaults=True):

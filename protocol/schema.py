@@ -6,7 +6,7 @@ import json
 
 import msgspec
 
-from .commands import AnyCommand
+from .skat.commands import AnyCommand
 from .wire import Reply, Update
 
 

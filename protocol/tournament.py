@@ -55,7 +55,7 @@ from .events import (
     TableOpenedV2,
     UnknownEvent,
 )
-from .rules import Rules
+from .skat.rules import Rules
 from .subjects import check_token
 from .thirty_one.events import T31Dealt, T31Discarded, T31Knocked, T31Threw, T31Took
 

@@ -11,8 +11,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from .commands import AnyCommand
-from .views import PlayerView
+from .skat.commands import AnyCommand
+from .skat.views import PlayerView
 
 
 class Reply(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults=True):

@@ -41,12 +41,12 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from protocol.commands import Command
 from protocol.events import DealDealt, DealScored, Event, UnknownEvent
 from protocol.lifecycle import LogError
 from protocol.registry import command_head, games_knowing, is_opening, new_state, role_in, state_game
 from protocol.rejection import Rejection, stale
-from protocol.skat_game import GAME as SKAT
+from protocol.skat.commands import Command
+from protocol.skat.game import GAME as SKAT
 from protocol.subjects import (
     ADMIN_OPEN,
     PARTITIONS,

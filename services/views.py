@@ -18,8 +18,8 @@ from nats.aio.msg import Msg
 
 from protocol.events import MSGPACK, Event, UnknownEvent
 from protocol.registry import state_game
+from protocol.skat.views import SPECTATOR
 from protocol.subjects import is_inbox, parse_hello_subject, public_subject
-from protocol.views import SPECTATOR
 from protocol.wire import Hello, encode
 
 from .ratelimit import PlayerLimits

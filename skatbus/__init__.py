@@ -16,9 +16,9 @@ Writing a bot (docs/bots.md)::
     run(MyBot(), player="alice", url="nats://127.0.0.1:4222")
 """
 
-from protocol.deal import Deal, Phase
 from protocol.errors import IllegalAction
-from protocol.knowledge import Knowledge
+from protocol.skat.deal import Deal, Phase
+from protocol.skat.knowledge import Knowledge
 
 from .bots import Bot, RandomBot, SteppingRandomBot, make_bot
 from .heuristic import HeuristicBot

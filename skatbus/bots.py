@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from protocol.commands import Bid, Command
-from protocol.table import TableState
-from protocol.views import view
+from protocol.skat.commands import Bid, Command
+from protocol.skat.table import TableState
+from protocol.skat.views import view
 from protocol.wire import Update
 
 from .seeding import decision_rng

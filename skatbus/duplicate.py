@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from protocol.commands import Command
-from protocol.rules import Rules
+from protocol.skat.commands import Command
+from protocol.skat.rules import Rules
 from protocol.tournament import half_width_95
 from protocol.wire import Update
 

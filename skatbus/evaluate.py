@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.tournament import half_width_95
 
 from .bots import BOTS, Bot

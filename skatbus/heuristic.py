@@ -75,9 +75,10 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from protocol import cards as C
-from protocol.cards import INDEX, JACKS, ORDERS, POINTS, TRUMP, CardOrder
-from protocol.commands import (
+from protocol.events import DealDealt
+from protocol.skat import cards as C
+from protocol.skat.cards import INDEX, JACKS, ORDERS, POINTS, TRUMP, CardOrder
+from protocol.skat.commands import (
     BIDS,
     DISCARDS,
     HOLD,
@@ -96,11 +97,10 @@ from protocol.commands import (
     PlayCard,
     Re,
 )
-from protocol.events import DealDealt
-from protocol.games import NULL_VALUES, SUIT_BASE
-from protocol.knowledge import Knowledge
-from protocol.scoring import matadors
-from protocol.views import PlayerView
+from protocol.skat.games import NULL_VALUES, SUIT_BASE
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.scoring import matadors
+from protocol.skat.views import PlayerView
 from protocol.wire import Update
 from services import logs
 

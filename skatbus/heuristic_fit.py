@@ -24,11 +24,11 @@ import random
 from collections.abc import Sequence
 from multiprocessing import Pool
 
-from protocol import cards as C
-from protocol.commands import DISCARDS, PASS, PICKUP, Bid, Command, Declare, Hold
 from protocol.events import DealDealt
-from protocol.rules import Rules
-from protocol.views import PlayerView
+from protocol.skat import cards as C
+from protocol.skat.commands import DISCARDS, PASS, PICKUP, Bid, Command, Declare, Hold
+from protocol.skat.rules import Rules
+from protocol.skat.views import PlayerView
 from protocol.wire import Update
 
 from . import heuristic as H

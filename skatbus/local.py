@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from protocol import registry
-from protocol.decide import Rejection, decide
 from protocol.events import Event, TableOpened
-from protocol.rules import Rules
-from protocol.table import TableState, due
+from protocol.skat.decide import Rejection, decide
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, due
 
 from .bots import Bot, SteppingRandomBot, observe
 

@@ -41,7 +41,7 @@ from openskill.models import PlackettLuce
 
 from protocol import registry
 from protocol.events import SeatWithdrawn, TableOpenedV2
-from protocol.table import LogError, TableState
+from protocol.skat.table import LogError, TableState
 from protocol.tournament import SKAT, Z95, ranked_by_places, table_outcome
 
 from .replay import TableLog, read_archive, replay

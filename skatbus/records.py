@@ -27,12 +27,7 @@ from typing import Any, Final, TextIO
 
 import msgspec
 
-from protocol import cards as C
 from protocol.archive import decode_event, decode_line, encode_line
-from protocol.deal import DOUBLING, ENDED
-from protocol.dealing import deal_seats, dealer_seat
-from protocol.decide import Rejection, decide
-from protocol.ends import DEFENDERS_RESIGNED
 from protocol.events import (
     AllPassed,
     BidHeld,
@@ -51,10 +46,15 @@ from protocol.events import (
     TableOpened,
     UnknownEvent,
 )
-from protocol.iss import IssFormatError, IssRecord, Verdict, check, read_records
-from protocol.rules import Rules
-from protocol.scoring import DealResult
-from protocol.table import TableState, due
+from protocol.skat import cards as C
+from protocol.skat.deal import DOUBLING, ENDED
+from protocol.skat.dealing import deal_seats, dealer_seat
+from protocol.skat.decide import Rejection, decide
+from protocol.skat.ends import DEFENDERS_RESIGNED
+from protocol.skat.iss import IssFormatError, IssRecord, Verdict, check, read_records
+from protocol.skat.rules import Rules
+from protocol.skat.scoring import DealResult
+from protocol.skat.table import TableState, due
 
 IMPORT_RULES: Final = Rules()
 """An imported table: plain ISkO (what ISS scores by), ``rounds=0`` (open-ended) and closed by

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from protocol.iss import IssRecord, Verdict
-from protocol.table import LogError
+from protocol.skat.iss import IssRecord, Verdict
+from protocol.skat.table import LogError
 
 from .outputs import open_output, writable_dir, write_failed
 from .records import (

@@ -28,10 +28,8 @@ from typing import Any, Final, TextIO
 
 import msgspec
 
-from protocol import cards as C
 from protocol import registry
 from protocol.archive import decode_event, decode_line
-from protocol.deal import POSITION_NAMES
 from protocol.events import (
     AllPassed,
     BiddingWon,
@@ -60,8 +58,10 @@ from protocol.events import (
     TrickTaken,
     UnknownEvent,
 )
-from protocol.scoring import DealResult
-from protocol.table import LogError, TableState, due
+from protocol.skat import cards as C
+from protocol.skat.deal import POSITION_NAMES
+from protocol.skat.scoring import DealResult
+from protocol.skat.table import LogError, TableState, due
 from services.connection import ENV_URL, ConnectionSettings, open_connection
 
 AnyLogged = Event | UnknownEvent

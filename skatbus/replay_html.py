@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from protocol.events import DealDealt, DealScored
-from protocol.table import LogError
+from protocol.skat.table import LogError
 
 from .html_style import BASE_CSS, TABLE_CSS, style
 from .replay import TableLog, log_game, replay, snapshot

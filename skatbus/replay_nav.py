@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import TextIO
 
 from protocol.events import DealDealt, DealScored, TableOpened, TableOpenedV2, TrickTaken
-from protocol.table import LogError
+from protocol.skat.table import LogError
 
 from .replay import TableLog, UnknownGame, describe, game_replay, game_title, log_game, render_state, replay, snapshot
 

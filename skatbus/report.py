@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from protocol.events import DealDealt, DealScored, PlayerTimedOut
-from protocol.scoring import DealResult
-from protocol.table import LogError
+from protocol.skat.scoring import DealResult
+from protocol.skat.table import LogError
 from protocol.tournament import standings as compute_standings
 
 from .replay import TableLog, doublings, game_title, log_game, read_archive, replay

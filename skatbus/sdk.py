@@ -38,11 +38,11 @@ from typing import Any, Protocol
 from nats.aio.client import Client
 
 from protocol import registry
-from protocol.knowledge import Knowledge
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.views import PlayerView
 from protocol.subjects import check_token, hello_subject
 from protocol.thirty_one.knowledge import Knowledge as ThirtyOneKnowledge
 from protocol.thirty_one.views import ThirtyOneUpdate, ThirtyOneView
-from protocol.views import PlayerView
 from protocol.wire import Update
 from services import logs
 from services.connection import ConnectionSettings, connect

@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 from protocol import registry
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.subjects import check_token
 from protocol.thirty_one.rules import ThirtyOneRules
 from protocol.tournament import SKAT, TournamentConfig

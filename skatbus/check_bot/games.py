@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from protocol.events import DealScored, Event
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.thirty_one.events import T31DealScored
 from protocol.thirty_one.rules import ThirtyOneRules
 

@@ -17,8 +17,8 @@ from typing import Any, Final
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol.commands import Bid, Pass
-from protocol.rules import Rules
+from protocol.skat.commands import Bid, Pass
+from protocol.skat.rules import Rules
 from protocol.subjects import command_subject, parse_view_subject
 from protocol.thirty_one.commands import Knock, Take
 from protocol.thirty_one.rules import ThirtyOneRules

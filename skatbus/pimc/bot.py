@@ -23,9 +23,9 @@ import random
 import time
 from collections.abc import Sequence
 
-from protocol import cards as C
-from protocol.commands import PLAY, Command, PlayCard
-from protocol.knowledge import RAMSCH, Knowledge
+from protocol.skat import cards as C
+from protocol.skat.commands import PLAY, Command, PlayCard
+from protocol.skat.knowledge import RAMSCH, Knowledge
 from protocol.wire import Update
 
 from ..heuristic import HeuristicBot

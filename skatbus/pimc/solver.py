@@ -27,8 +27,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from protocol import cards as C
-from protocol.cards import POINTS, TRUMP, CardOrder
+from protocol.skat import cards as C
+from protocol.skat.cards import POINTS, TRUMP, CardOrder
 
 try:  # the same search in C (setup.py builds it where a compiler is present)
     from . import _dds as _core

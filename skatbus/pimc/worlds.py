@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 
-from protocol import cards as C
-from protocol.knowledge import Knowledge
+from protocol.skat import cards as C
+from protocol.skat.knowledge import Knowledge
 
 SKAT = -1
 """The skat, as a place a hidden card can be in."""

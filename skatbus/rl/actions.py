@@ -41,8 +41,8 @@ from typing import Final
 import msgspec
 import numpy as np
 
-from protocol.cards import INDEX
-from protocol.commands import (
+from protocol.skat.cards import INDEX
+from protocol.skat.commands import (
     BIDS,
     DISCARDS,
     HAND_DECLARES,
@@ -57,8 +57,8 @@ from protocol.commands import (
     Declare,
     Discard,
 )
-from protocol.deal import BIDDING, DISCARD, DOUBLING, PLAYING, SKAT, Deal
-from protocol.games import BID_LADDERS
+from protocol.skat.deal import BIDDING, DISCARD, DOUBLING, PLAYING, SKAT, Deal
+from protocol.skat.games import BID_LADDERS
 
 BID_VALUES: Final[tuple[int, ...]] = tuple(sorted({v for ladder in BID_LADDERS.values() for v in ladder}))
 """Every bid value of either profile's ladder, ascending: the bid part of the index."""

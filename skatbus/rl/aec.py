@@ -36,9 +36,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from protocol.dealing import deal_from_seed, dealer_seat
-from protocol.rules import Rules
-from protocol.scoring import DealResult
+from protocol.skat.dealing import deal_from_seed, dealer_seat
+from protocol.skat.rules import Rules
+from protocol.skat.scoring import DealResult
 
 from .actions import N_ACTIONS, bits_to_mask
 from .encoding import OBS_SIZE, encode

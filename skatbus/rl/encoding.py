@@ -56,7 +56,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from protocol.deal import BIDDING, DOUBLING, PLAYING, Deal, Phase
+from protocol.skat.deal import BIDDING, DOUBLING, PLAYING, Deal, Phase
 
 from .actions import BID_VALUES
 
@@ -236,7 +236,7 @@ def cards_in(obs: np.ndarray, name: str) -> int:
 def describe(obs: np.ndarray) -> dict[str, Any]:
     """An observation in words, for people and debugging: card planes as card codes, one-hot
     segments as the names they stand for, scalars as numbers."""
-    from protocol import cards as C
+    from protocol.skat import cards as C
 
     out: dict[str, Any] = {name: C.codes(cards_in(obs, name)) for name in CARD_PLANES}
     seats = ("me", "next", "prev")

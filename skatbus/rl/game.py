@@ -25,15 +25,15 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from protocol import cards as C
-from protocol.deal import ENDED, Deal
-from protocol.dealing import deal_deck, deal_from_seed
-from protocol.decide import decide
 from protocol.errors import IllegalAction
 from protocol.events import DealDealt, TableOpened
-from protocol.rules import Rules
-from protocol.scoring import DealResult, score
-from protocol.table import TableState, due
+from protocol.skat import cards as C
+from protocol.skat.deal import ENDED, Deal
+from protocol.skat.dealing import deal_deck, deal_from_seed
+from protocol.skat.decide import decide
+from protocol.skat.rules import Rules
+from protocol.skat.scoring import DealResult, score
+from protocol.skat.table import TableState, due
 from protocol.wire import Update
 from skatbus.bots import observe
 

@@ -31,11 +31,11 @@ import gymnasium
 import msgspec
 import numpy as np
 
-from protocol.deal import Deal
-from protocol.dealing import deal_from_seed, dealer_seat
-from protocol.decide import default_action
 from protocol.errors import IllegalAction
-from protocol.rules import Rules
+from protocol.skat.deal import Deal
+from protocol.skat.dealing import deal_from_seed, dealer_seat
+from protocol.skat.decide import default_action
+from protocol.skat.rules import Rules
 from skatbus.bots import Bot, make_bot
 
 from .actions import N_ACTIONS, bits_to_mask, index_of

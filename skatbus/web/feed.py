@@ -42,8 +42,9 @@ from protocol.events import (
     TableOpenedV2,
 )
 from protocol.lifecycle import LogError
+from protocol.skat.table import TableState
+from protocol.skat.views import SPECTATOR, view
 from protocol.subjects import check_token, event_name, log_kind, table_log
-from protocol.table import TableState
 from protocol.thirty_one.events import TAGS as T31_TAGS
 from protocol.thirty_one.events import T31DealEnded, T31DealScored
 from protocol.tournament import (
@@ -56,7 +57,6 @@ from protocol.tournament import (
     standings_of,
     table_outcome,
 )
-from protocol.views import SPECTATOR, view
 from services import logs
 from services.store import EventStore, index_of
 

@@ -170,7 +170,7 @@ def _not_this_game(game: str, field: str, flag: str, value: Any) -> str:
 
 
 def _skat_rules(args: argparse.Namespace, seats: int) -> Any:
-    from protocol.rules import Rules
+    from protocol.skat.rules import Rules
 
     rounds = 1 if args.rounds is None else args.rounds
     if rounds < 1:

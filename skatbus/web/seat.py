@@ -29,7 +29,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from protocol import registry
-from protocol.commands import Discard, Resign, ShowCards
+from protocol.skat.commands import Discard, Resign, ShowCards
 from protocol.subjects import check_token, command_subject, hello_subject, parse_view_subject
 from protocol.wire import Reply, decode, encode
 from services import logs

@@ -33,8 +33,8 @@ from protocol.events import (
     SkatTaken,
     TableClosed,
 )  # fmt: skip
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable
 from services.natsserver import EmbeddedServer, free_port
 from skatbus.bots import HashedBot

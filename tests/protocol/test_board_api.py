@@ -11,17 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import cards as C
-from protocol.commands import PLAY, Bid, Declare, PlayCard, parse_action
-from protocol.deal import ENDED, Deal, Phase
-from protocol.dealing import deal_from_seed
-from protocol.ends import EndReason
 from protocol.errors import IllegalAction
 from protocol.events import DealEnded, GameDeclared
-from protocol.games import Declaration, GameKind
-from protocol.knowledge import Knowledge
-from protocol.rules import Rules
-from protocol.views import view
+from protocol.skat import cards as C
+from protocol.skat.commands import PLAY, Bid, Declare, PlayCard, parse_action
+from protocol.skat.deal import ENDED, Deal, Phase
+from protocol.skat.dealing import deal_from_seed
+from protocol.skat.ends import EndReason
+from protocol.skat.games import Declaration, GameKind
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.rules import Rules
+from protocol.skat.views import view
 from tests.protocol.test_views import _walk
 
 

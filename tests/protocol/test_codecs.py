@@ -29,8 +29,8 @@ from protocol.events import (
     UnknownEvent,
 )
 from protocol.registry import event_types
-from protocol.rules import Rules
-from protocol.table import LogError, fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import LogError, fold
 
 try:  # tests/ is not a package: pytest's default import mode puts it on sys.path
     from test_properties import SEEDS, TABLE_RULES, run_table, snapshot

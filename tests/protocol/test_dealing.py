@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 
-from protocol import cards as C
-from protocol.dealing import deal_from_seed, deal_seats, dealer_seat
+from protocol.skat import cards as C
+from protocol.skat.dealing import deal_from_seed, deal_seats, dealer_seat
 
 
 def _spec_deal(seed: str) -> tuple[list[str], ...]:

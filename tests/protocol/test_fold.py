@@ -7,10 +7,10 @@ import random
 import msgspec
 import pytest
 
-from protocol.decide import decide, timeout
 from protocol.events import CardPlayed, DealDealt, DealScored, Event, PlayerTimedOut, TableOpened, UnknownEvent
-from protocol.rules import Rules
-from protocol.table import LogError, TableState, due, fold
+from protocol.skat.decide import decide, timeout
+from protocol.skat.rules import Rules
+from protocol.skat.table import LogError, TableState, due, fold
 from skatbus.bots import HashedBot
 from skatbus.local import play_table
 

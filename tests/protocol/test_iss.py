@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.iss import IssFormatError, check, parse_record, parse_result, read_records, replay
+from protocol.skat.iss import IssFormatError, check, parse_record, parse_result, read_records, replay
 
 DATA = Path(__file__).parents[1] / "data" / "iss"
 LINES = (DATA / "iss-records.sgf").read_text().splitlines()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Pass
-from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, PlayerTimedOut, SeatWithdrawn, TableOpened, TablePaused, TableResumed
-from protocol.rules import Rules
-from protocol.table import LogError, TableState, due
+from protocol.skat.commands import Pass
+from protocol.skat.decide import Rejection, decide, timeout
+from protocol.skat.rules import Rules
+from protocol.skat.table import LogError, TableState, due
 
 PLAYERS = ["a", "b", "c"]
 

@@ -23,36 +23,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import cards as C
-from protocol.cards import CODES
-from protocol.commands import (
-    AnyCommand,
-    Bid,
-    Command,
-    Declare,
-    Discard,
-    Hold,
-    Kontra,
-    Pass,
-    PickUpSkat,
-    PlayCard,
-    Re,
-    Resign,
-    ShowCards,
-)
-from protocol.deal import (
-    BIDDING,
-    DECLARE,
-    DISCARD,
-    DOUBLING,
-    ENDED,
-    PLAYING,
-    SKAT,
-    Deal,
-)
-from protocol.dealing import deal_from_seed, deal_seats, dealer_seat
-from protocol.decide import Rejection, decide, timeout
-from protocol.ends import DECLARER_RESIGNED, DEFENDERS_RESIGNED, NULL_TRICK, PASSED_IN, PLAYED_OUT, SCHWARZ_MISSED
 from protocol.events import (
     BidHeld,
     BidMade,
@@ -71,9 +41,39 @@ from protocol.events import (
     TableClosed,
     TableOpened,
 )
-from protocol.games import BID_LADDERS, Declaration, declaration_error, null_value
-from protocol.rules import Rules
-from protocol.table import LogError, TableState, due, fold
+from protocol.skat import cards as C
+from protocol.skat.cards import CODES
+from protocol.skat.commands import (
+    AnyCommand,
+    Bid,
+    Command,
+    Declare,
+    Discard,
+    Hold,
+    Kontra,
+    Pass,
+    PickUpSkat,
+    PlayCard,
+    Re,
+    Resign,
+    ShowCards,
+)
+from protocol.skat.deal import (
+    BIDDING,
+    DECLARE,
+    DISCARD,
+    DOUBLING,
+    ENDED,
+    PLAYING,
+    SKAT,
+    Deal,
+)
+from protocol.skat.dealing import deal_from_seed, deal_seats, dealer_seat
+from protocol.skat.decide import Rejection, decide, timeout
+from protocol.skat.ends import DECLARER_RESIGNED, DEFENDERS_RESIGNED, NULL_TRICK, PASSED_IN, PLAYED_OUT, SCHWARZ_MISSED
+from protocol.skat.games import BID_LADDERS, Declaration, declaration_error, null_value
+from protocol.skat.rules import Rules
+from protocol.skat.table import LogError, TableState, due, fold
 
 # --- settings ------------------------------------------------------------------------------
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import cards as C
-from protocol.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
-from protocol.deal import Deal
-from protocol.dealing import deal_seats, dealer_seat
-from protocol.decide import Rejection, decide
 from protocol.events import DealDealt, TableOpened
-from protocol.games import BID_LADDERS, Declaration
-from protocol.rules import Rules
-from protocol.scoring import DealResult, game_value, matadors
-from protocol.table import TableState, due
+from protocol.skat import cards as C
+from protocol.skat.commands import Bid, Declare, Discard, Hold, Kontra, Pass, PickUpSkat, Re
+from protocol.skat.deal import Deal
+from protocol.skat.dealing import deal_seats, dealer_seat
+from protocol.skat.decide import Rejection, decide
+from protocol.skat.games import BID_LADDERS, Declaration
+from protocol.skat.rules import Rules
+from protocol.skat.scoring import DealResult, game_value, matadors
+from protocol.skat.table import TableState, due
 
 RULES_MD_BIDS = (
     "18 20 22 23 24 27 30 33 35 36 40 44 45 46 48 50 54 55 59 60 63 66 70 72 77 80 81 84 88 90 96 99 "
@@ -367,7 +367,7 @@ def _ended_ramsch(points: list[int], tricks: list[int], last_winner: int) -> Dea
     deal = Deal(tuple(C.parse(h) for h in (STRONG, MIDDLE, REAR)), C.parse(SKAT), Rules(ramsch=True))  # type: ignore[arg-type]
     for pos, cmd in ((1, Pass()), (2, Pass()), (0, Pass())):
         deal.push(cmd, pos)
-    from protocol.deal import Trick
+    from protocol.skat.deal import Trick
 
     deal.points = points
     deal.trick_counts = tricks
@@ -450,7 +450,7 @@ def _play_until(t: Table, enough: object) -> None:
 
 
 def test_a_declarer_who_resigns_with_61_or_more_still_wins() -> None:
-    from protocol.commands import Resign
+    from protocol.skat.commands import Resign
 
     t = Table(Rules())
     t.deal(STRONG, MIDDLE, REAR)
@@ -464,7 +464,7 @@ def test_a_declarer_who_resigns_with_61_or_more_still_wins() -> None:
 
 
 def test_a_declarer_who_resigns_below_61_loses() -> None:
-    from protocol.commands import Resign
+    from protocol.skat.commands import Resign
 
     t = Table(Rules())
     t.deal(STRONG, MIDDLE, REAR)
@@ -481,7 +481,7 @@ def test_a_declarer_who_resigns_below_61_loses() -> None:
     [("played_out", 1), ("declarer_resigned", 1), ("defenders_resigned", 1), ("defenders_took_trick", 0)],
 )
 def test_sixty_all_triggers_bock_only_for_a_game_played_or_conceded_to_its_end(ended: str, rounds: int) -> None:
-    from protocol.table import _bock_rounds
+    from protocol.skat.table import _bock_rounds
 
     rules = Rules(bock=True, bock_triggers=("sixty_all",))
     result = DealResult(

@@ -6,11 +6,11 @@ Thirty-one (ranked by places)."""
 from __future__ import annotations
 
 from protocol import registry
-from protocol.commands import Bid, Command, Hold, Pass, Resign, ShowCards
-from protocol.decide import decide, timeout
 from protocol.events import Event, PlayerTimedOut, SeatWithdrawn, TableOpened
-from protocol.rules import Rules
-from protocol.table import TableState, due
+from protocol.skat.commands import Bid, Command, Hold, Pass, Resign, ShowCards
+from protocol.skat.decide import decide, timeout
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, due
 from protocol.thirty_one.commands import Knock
 from protocol.thirty_one.rules import ThirtyOneRules
 from protocol.tournament import count_turns, forfeits, place_standings, standings

@@ -7,12 +7,12 @@ import random
 import msgspec
 import pytest
 
-from protocol import cards as C
-from protocol.decide import decide
 from protocol.events import TableOpened
-from protocol.rules import Rules
-from protocol.table import TableState, due
-from protocol.views import SPECTATOR, view
+from protocol.skat import cards as C
+from protocol.skat.decide import decide
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, due
+from protocol.skat.views import SPECTATOR, view
 
 
 def _visible_cards(v: object) -> set[str]:
@@ -74,7 +74,7 @@ def test_view_offers_legal_actions_only_to_the_seat_to_move() -> None:
 def test_the_table_seed_is_never_shown() -> None:
     """The seed gives every deal's cards: no view and no public event may carry it."""
     from protocol.events import TableOpened
-    from protocol.views import redact
+    from protocol.skat.views import redact
 
     opened = TableOpened(table="s", players=["a", "b", "c"], rules=Rules(), seed="very-secret")
     for seat in (SPECTATOR, 0, 1, 2):

@@ -19,8 +19,6 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol import cards as C
-from protocol.commands import Bid, Pass, PickUpSkat, PlayCard
 from protocol.events import (
     MSGPACK,
     CardPlayed,
@@ -32,7 +30,11 @@ from protocol.events import (
     SkatTaken,
     TableOpened,
 )
-from protocol.rules import Rules
+from protocol.skat import cards as C
+from protocol.skat.commands import Bid, Pass, PickUpSkat, PlayCard
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, fold
+from protocol.skat.views import SPECTATOR, view
 from protocol.subjects import (
     command_subject,
     is_token,
@@ -42,8 +44,6 @@ from protocol.subjects import (
     table_log,
     view_subject,
 )
-from protocol.table import TableState, fold
-from protocol.views import SPECTATOR, view
 from protocol.wire import OpenTable, Reply, Update, decode, encode
 from services.main import wait_ready
 from services.store import STREAM, EventStore

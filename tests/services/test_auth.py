@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from nats.aio.client import Client
 
-from protocol.commands import Pass
 from protocol.events import PlayerTimedOut
-from protocol.rules import Rules
+from protocol.skat.commands import Pass
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.subjects import command_subject
-from protocol.table import fold
 from protocol.wire import OpenTable, encode
 from services.auth import PLAYER_CONNECTIONS, SERVICE_USER, AuthDir, write_auth
 from services.connection import open_connection

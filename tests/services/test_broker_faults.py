@@ -22,7 +22,7 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import DealScored, Event, PlayerTimedOut
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.tournament import TournamentConfig
 from services.cluster import LocalCluster
 from services.main import wait_ready

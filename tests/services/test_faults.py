@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from nats.aio.client import Client
 
-from protocol.commands import Bid, Pass, PlayCard
 from protocol.events import MSGPACK, DealDealt, PlayerTimedOut, TableClosed, TableOpened
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.commands import Bid, Pass, PlayCard
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable, Reply, encode
 from services.store import EventStore
 from skatbus.bots import HashedBot
@@ -100,7 +100,7 @@ async def test_an_atomic_batch_is_stored_whole_once_and_guarded_by_the_expected_
     """A card and the trick it completes go in one atomic batch: a retry of a batch that landed
     returns the same sequences and stores nothing twice; a batch behind the log is a conflict
     and stores nothing at all."""
-    from protocol.table import due
+    from protocol.skat.table import due
     from services.store import Conflict
 
     store = EventStore(nc)

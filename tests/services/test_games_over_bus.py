@@ -20,7 +20,7 @@ from nats.aio.msg import Msg
 
 from protocol import registry
 from protocol.events import Event, TableClosed
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.subjects import command_subject, parse_view_subject
 from protocol.thirty_one.rules import ThirtyOneRules
 from protocol.wire import OpenTable

@@ -7,7 +7,7 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import MSGPACK, TAGS
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.subjects import event_name, log_subject, parse_log_subject, partition_of
 from services.store import EventStore
 from tests.services.test_table_over_bus import pure_log

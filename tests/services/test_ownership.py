@@ -14,7 +14,7 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import PlayerTimedOut
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.subjects import PARTITIONS, STREAM, health_subject, partition_of
 from protocol.wire import OpenTable
 from services.main import SERVICES

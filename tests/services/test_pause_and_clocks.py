@@ -10,11 +10,11 @@ import time
 import msgspec
 from nats.aio.client import Client
 
-from protocol.decide import timeout
 from protocol.events import Event, PlayerTimedOut, SeatWithdrawn, TablePaused, TableResumed
-from protocol.rules import Rules
+from protocol.skat.decide import timeout
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, due
 from protocol.subjects import ADMIN_PAUSE
-from protocol.table import TableState, due
 from protocol.wire import OpenTable, PauseTable, Reply, decode, encode
 from services.store import EventStore, Stored
 from tests.bus import Stack, ask, open_table, wait_closed

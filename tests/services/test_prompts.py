@@ -13,8 +13,8 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from protocol.events import DealDealt, GameDeclared
-from protocol.rules import Rules
-from protocol.table import TableState
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState
 from protocol.wire import OpenTable, Update, decode
 from services.store import EventStore
 from skatbus.bots import HashedBot

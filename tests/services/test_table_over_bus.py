@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from nats.aio.client import Client
 
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable
 from skatbus.bots import HashedBot
 from skatbus.local import play_table

@@ -25,8 +25,8 @@ from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 
 from protocol.events import PlayerTimedOut
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable
 from services.auth import SERVICE_USER, AuthDir, AuthError, PlayerLimits, load_auth, new_seed, write_auth
 from services.connection import (

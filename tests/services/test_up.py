@@ -27,8 +27,8 @@ import pytest
 from nats.aio.client import Client
 
 from protocol.events import TableClosed
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable
 from services.main import SERVICES
 from services.natsserver import EmbeddedServer

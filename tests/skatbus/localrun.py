@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from protocol.decide import Rejection, decide, timeout
 from protocol.events import Event, TableOpened
-from protocol.rules import Rules
-from protocol.table import due
+from protocol.skat.decide import Rejection, decide, timeout
+from protocol.skat.rules import Rules
+from protocol.skat.table import due
 from protocol.tournament import TableFinished, TournamentConfig, TournamentCreated, TournamentState, schedule
 from skatbus.bots import Bot, make_bot, observe
 from skatbus.local import TableRun

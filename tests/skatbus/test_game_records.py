@@ -22,7 +22,7 @@ import pytest
 from protocol import registry
 from protocol.archive import encode_line
 from protocol.events import Event
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.thirty_one.records import read_record
 from skatbus.bots import SteppingRandomBot
 from skatbus.cli import main

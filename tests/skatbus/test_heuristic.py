@@ -9,12 +9,12 @@ from collections.abc import Sequence
 import pytest
 import structlog
 
-from protocol import cards as C
-from protocol.commands import BIDS, DISCARDS, HOLD, PASS, PICKUP, PLAY, Command, Declare, Discard, PlayCard
 from protocol.events import CardPlayed, DealDealt, Event, GameDeclared
-from protocol.games import BID_LADDERS, NULL_VALUES, Declaration
-from protocol.rules import Rules
-from protocol.views import PlayerView
+from protocol.skat import cards as C
+from protocol.skat.commands import BIDS, DISCARDS, HOLD, PASS, PICKUP, PLAY, Command, Declare, Discard, PlayCard
+from protocol.skat.games import BID_LADDERS, NULL_VALUES, Declaration
+from protocol.skat.rules import Rules
+from protocol.skat.views import PlayerView
 from protocol.wire import Update
 from skatbus import heuristic as H
 from skatbus.evaluate import SEATINGS, evaluate, main

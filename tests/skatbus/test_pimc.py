@@ -12,16 +12,16 @@ from collections.abc import Iterator
 import pytest
 from nats.aio.client import Client
 
-from protocol import cards as C
-from protocol.cards import POINTS
-from protocol.commands import PlayCard
-from protocol.deal import PLAYING, Deal, Phase
-from protocol.dealing import deal_from_seed
 from protocol.events import CardPlayed, PlayerTimedOut
-from protocol.knowledge import Knowledge
-from protocol.rules import Rules
-from protocol.table import TableState, fold
-from protocol.views import view
+from protocol.skat import cards as C
+from protocol.skat.cards import POINTS
+from protocol.skat.commands import PlayCard
+from protocol.skat.deal import PLAYING, Deal, Phase
+from protocol.skat.dealing import deal_from_seed
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.rules import Rules
+from protocol.skat.table import TableState, fold
+from protocol.skat.views import view
 from protocol.wire import OpenTable
 from skatbus.bots import observe
 from skatbus.heuristic import HeuristicBot

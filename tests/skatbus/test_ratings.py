@@ -90,7 +90,7 @@ def test_a_remote_entrant_never_shares_a_rating_with_the_built_in_bot_of_its_nam
 def test_a_withdrawn_seat_places_last_at_its_table(tmp_path: Path) -> None:
     """As in the standings: a seat withdrawn for missing its turns (here every turn of
     ``heuristic``) places below the others at that table, however many points it gathered."""
-    from protocol.rules import Rules
+    from protocol.skat.rules import Rules
     from protocol.tournament import TableFinished, TournamentConfig, TournamentCreated, TournamentState, schedule
     from skatbus.bots import make_bot
     from skatbus.tournament import write_results

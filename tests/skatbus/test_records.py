@@ -17,11 +17,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from protocol.commands import Discard
 from protocol.events import DealScored, TableClosed
-from protocol.iss import COMPARED_FIELDS, IssRecord, check, parse_record, replay
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.commands import Discard
+from protocol.skat.iss import COMPARED_FIELDS, IssRecord, check, parse_record, replay
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from skatbus.bots import SteppingRandomBot
 from skatbus.cli import main
 from skatbus.heuristic import HeuristicBot

@@ -22,8 +22,8 @@ import msgspec
 import pytest
 
 from protocol.events import CardPlayed, DealDealt, DealScored, Event, TrickTaken, UnknownEvent
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from skatbus import replay as R
 from skatbus.bots import SteppingRandomBot
 from skatbus.cli import main as cli_main

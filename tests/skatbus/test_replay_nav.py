@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from protocol.events import DealDealt, DealScored, Event, TrickTaken
-from protocol.table import fold
+from protocol.skat.table import fold
 from skatbus import replay_cli
 from skatbus.cli import main as cli_main
 from skatbus.replay import TableLog, read_archive

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from nats.aio.client import Client
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.tournament import TournamentConfig, TournamentCreated, schedule
 from services.auth import write_auth
 from services.natsserver import EmbeddedServer, free_port

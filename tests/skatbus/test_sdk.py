@@ -9,11 +9,11 @@ import sys
 
 from nats.aio.client import Client
 
-from protocol.commands import Bid, PlayCard
 from protocol.events import PlayerTimedOut
-from protocol.rules import Rules
 from protocol.schema import player_schema
-from protocol.table import fold
+from protocol.skat.commands import Bid, PlayCard
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.wire import OpenTable, Reply, Update, encode
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer

@@ -14,8 +14,8 @@ from nats.aio.client import Client
 
 from protocol import registry
 from protocol.events import PlayerTimedOut, TableClosed
-from protocol.knowledge import Knowledge
-from protocol.rules import Rules
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.rules import Rules
 from protocol.thirty_one import Discard, Knock, ThirtyOneRules, ThirtyOneView, hand_value
 from protocol.thirty_one.views import ThirtyOneUpdate
 from protocol.wire import OpenTable, Update

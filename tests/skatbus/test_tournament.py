@@ -13,7 +13,7 @@ import nats
 from nats.aio.client import Client
 
 from protocol.events import DealDealt
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.tournament import TournamentConfig, TournamentFinished
 from services.main import LocalStack
 from services.store import EventStore

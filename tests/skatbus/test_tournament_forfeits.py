@@ -21,10 +21,10 @@ import nats
 import pytest
 from nats.aio.client import Client
 
-from protocol.cards import CardCode
-from protocol.commands import PlayCard
 from protocol.events import PlayerTimedOut, TablePaused, TableResumed
-from protocol.rules import Rules
+from protocol.skat.cards import CardCode
+from protocol.skat.commands import PlayCard
+from protocol.skat.rules import Rules
 from protocol.subjects import command_subject
 from protocol.tournament import TournamentConfig
 from protocol.wire import Update, encode

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.thirty_one import fold
 from protocol.thirty_one.rules import ThirtyOneRules
 from protocol.tournament import (

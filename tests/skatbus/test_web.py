@@ -21,7 +21,6 @@ from typing import Any
 import msgspec
 import pytest
 
-from protocol import cards as C
 from protocol.events import (
     CardPlayed,
     CardsShown,
@@ -31,8 +30,9 @@ from protocol.events import (
     SkatTaken,
     TrickTaken,
 )
-from protocol.rules import Rules
-from protocol.table import fold
+from protocol.skat import cards as C
+from protocol.skat.rules import Rules
+from protocol.skat.table import fold
 from protocol.tournament import TournamentConfig
 from protocol.wire import OpenTable, Update
 from services.auth import write_auth

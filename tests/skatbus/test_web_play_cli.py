@@ -17,7 +17,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.thirty_one import ThirtyOneRules
 from skatbus.cli import main
 from skatbus.web.play_options import PlaySpec, play_spec

@@ -33,7 +33,7 @@ import msgspec
 import nats
 import pytest
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from protocol.thirty_one import ThirtyOneRules
 from protocol.wire import OpenTable
 from services.connection import ConnectionSettings, open_connection

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from protocol.rules import Rules
+from protocol.skat.rules import Rules
 from skatbus.rl.actions import ACTIONS, legal_indices
 from skatbus.rl.game import DealGame
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from protocol import cards as C
-from protocol.commands import Bid, Declare, Discard, Hold, Pass, PlayCard
-from protocol.deal import DOUBLING, Deal
-from protocol.dealing import deal_from_seed
 from protocol.errors import IllegalAction
-from protocol.knowledge import Knowledge
-from protocol.rules import Rules
-from protocol.views import view
+from protocol.skat import cards as C
+from protocol.skat.commands import Bid, Declare, Discard, Hold, Pass, PlayCard
+from protocol.skat.deal import DOUBLING, Deal
+from protocol.skat.dealing import deal_from_seed
+from protocol.skat.knowledge import Knowledge
+from protocol.skat.rules import Rules
+from protocol.skat.views import view
 from skatbus.rl import actions as A
 from skatbus.rl.encoding import (
     CARD_PLANES,

@@ -11,9 +11,9 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test.api_test import api_test
 from pettingzoo.test.seed_test import check_environment_deterministic
 
-from protocol.commands import PASS
 from protocol.errors import IllegalAction
-from protocol.rules import Rules
+from protocol.skat.commands import PASS
+from protocol.skat.rules import Rules
 from skatbus.bots import RandomBot
 from skatbus.rl import SkatAECEnv, SkatGymEnv
 from skatbus.rl.actions import PASS_INDEX, legal_indices
@@ -97,7 +97,7 @@ def test_the_dealer_rotates_and_can_be_chosen() -> None:
     assert env.game.seats == (1, 2, 0)
     env.reset(options={"dealer": 0, "deal": "demo"})
     assert env.game.seats == (1, 2, 0) and env.game.dealer == 0
-    from protocol.dealing import deal_from_seed
+    from protocol.skat.dealing import deal_from_seed
 
     assert tuple(env.game.deal.initial_hands) == deal_from_seed("demo")[0]
 
