@@ -57,7 +57,10 @@ async def run_service(name: str, url: str | ConnectionSettings, instance: str = 
     await stop.wait()
     watch.cancel()
     await service.stop()
-    await nc.close()  # subscriptions are gone already; a drain would wait on the pull consumer
+    try:
+        await nc.close()  # subscriptions are gone already; a drain would wait on the pull consumer
+    except Exception as exc:  # the broker is away (nats-py then fails on its closed socket): nothing is left to send
+        logs.get(service=name).info("closed_while_disconnected", error=repr(exc)[:200])
 
 
 async def _watch_parent(parent: int | None, stop: asyncio.Event) -> None:

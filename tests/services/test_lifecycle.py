@@ -225,3 +225,34 @@ def test_a_child_forked_for_a_thread_outlives_that_thread() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+@pytest.mark.parametrize("name", ["play", "views"])
+async def test_sigterm_stops_a_service_whose_broker_is_gone_cleanly(name: str) -> None:
+    """A service asked to stop while its nats-server is gone (killed, a crashed node) exits 0
+    with its log lines and no traceback: nats-py's close fails on the dead socket, and there is
+    nothing left to send anyway."""
+    server = EmbeddedServer()
+    server.start()
+    service = popen(
+        [sys.executable, "-m", "services", name],
+        env={**os.environ, "SKAT_NATS_URL": server.url, "SKAT_LOG_LEVEL": "info"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await wait_ready(server.url, (name,))
+        assert server.proc is not None
+        server.proc.kill()
+        server.proc.wait()
+        service.send_signal(signal.SIGTERM)
+        _, stderr = service.communicate(timeout=30)
+        log = stderr.decode()
+        assert service.returncode == 0, log[-2000:]
+        assert "Traceback" not in log, log[-2000:]
+        assert '"service_stopped"' in log
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+        server.stop()
