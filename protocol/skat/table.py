@@ -44,6 +44,7 @@ from ..events import (
     UnknownEvent,
 )
 from ..lifecycle import LogError as LogError
+from ..lifecycle import TableBase
 from . import cards as C
 from .cards import CODES, INDEX
 from .commands import (
@@ -374,38 +375,6 @@ class TableState:
     def _resigned(self, e: Resigned) -> None:
         self._player_action(e.seat, RESIGN)
 
-    def _timed_out(self, e: PlayerTimedOut) -> None:
-        if self.to_move != e.seat:
-            raise LogError(self.events, f"seat {e.seat} timed out but it was not its turn")
-        self.timeouts[e.seat] += 1
-        self.missed[e.seat] += 1
-        self.defaulting = e.seat
-
-    def _withdrawn(self, e: SeatWithdrawn) -> None:
-        limit = self.rules.max_timeouts
-        if (
-            not limit
-            or e.seat != self.defaulting
-            or self.missed[e.seat] != limit
-            or e.missed != limit
-            or self.announced[e.seat]
-        ):
-            raise LogError(
-                self.events,
-                f"seat {e.seat} withdrawn, but it has not just missed {limit or 'a limit of'} turns in a row",
-            )
-        self.announced[e.seat] = True
-
-    def _paused(self, e: TablePaused) -> None:
-        if self.closed or self.paused or self.defaulting >= 0:
-            raise LogError(self.events, "only an open table that is not paused can be paused")
-        self.paused, self.pause_reason = True, e.reason
-
-    def _resumed(self, e: TableResumed) -> None:
-        if not self.paused:
-            raise LogError(self.events, "table_resumed, but the table is not paused")
-        self.paused, self.pause_reason = False, ""
-
     def _derived(self, e: Event) -> None:
         self._expect(e)
         kind = type(e)
@@ -415,13 +384,6 @@ class TableState:
             self.bidding_logged = True
         elif kind is DealEnded:
             self.end_logged = True
-
-    def _closed(self, e: TableClosed) -> None:
-        # A table may also be closed early (aborted by its operator), so any reason is accepted.
-        if self.closed:
-            raise LogError(self.events, "table already closed")
-        self.closed = True
-        self.close_reason = e.reason
 
     def _deal_scored(self, e: DealScored) -> None:
         self._expect(e)
@@ -483,7 +445,7 @@ class TableState:
         return new
 
 
-_APPLY: Final[dict[type, Callable[[TableState, Any], None]]] = {
+_APPLY: Final[dict[type, Callable[[Any, Any], None]]] = {
     TableOpened: TableState._opened,
     DealDealt: TableState._dealt,
     BidMade: TableState._bid,
@@ -502,11 +464,12 @@ _APPLY: Final[dict[type, Callable[[TableState, Any], None]]] = {
     Resigned: TableState._resigned,
     DealEnded: TableState._derived,
     DealScored: TableState._deal_scored,
-    PlayerTimedOut: TableState._timed_out,
-    TableClosed: TableState._closed,
-    SeatWithdrawn: TableState._withdrawn,
-    TablePaused: TableState._paused,
-    TableResumed: TableState._resumed,
+    # The table lifecycle's events: folded as at every game's table (protocol.lifecycle).
+    PlayerTimedOut: TableBase._timed_out,
+    TableClosed: TableBase._closed,
+    SeatWithdrawn: TableBase._withdrawn,
+    TablePaused: TableBase._paused,
+    TableResumed: TableBase._resumed,
 }
 
 
