@@ -34,7 +34,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from . import registry
+from . import fairness, registry, seating
 from .events import (
     BidHeld,
     BidMade,
@@ -62,13 +62,17 @@ from .thirty_one.events import T31Dealt, T31Discarded, T31Knocked, T31Threw, T31
 SKAT: Final = "skat"
 
 
-class TableSpec(msgspec.Struct, frozen=True):
+class TableSpec(msgspec.Struct, frozen=True, omit_defaults=True):
     table: str
     players: list[str]
     """Entrants by seat."""
     seed: str
+    """The table seed (the legacy scheme, ``fair == 0``); empty under the fair scheme, whose
+    table seeds exist only once the nonces are closed (``TournamentState.table_seed``)."""
     group: int = 0
     """Tables of one group play the same deals (duplicate mode)."""
+    series: int = 0
+    """The series (1, 2, ...) of a tournament of many entrants; 0 in a one-seat-set tournament."""
 
 
 class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,17 +96,45 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
     game_rules: dict[str, Any] = {}
     """A game other than Skat: its rules by name, as its ``table_opened/2`` records them (an
     option left out has its default)."""
+    series: int = 0
+    """0: the entrants are one table's seats, playing ``groups`` sets of deals (in rotation).
+    1 or more: any number of entrants, seated anew in each of this many series at tables of the
+    game's size (``protocol.seating``); every table of a series plays the same deals when
+    ``duplicate``."""
+    table_size: int = 0
+    """Players per table preferred when seating many entrants (0: the game's usual size, Skat 3
+    with tables of 4 taking the rest, Thirty-one 4)."""
+    pairing: Literal["round-robin", "swiss"] = "round-robin"
+    """How the series are seated: every pair at one table about equally often, all drawn before
+    the first deal (``round-robin``), or each series by the standings so far (``swiss``)."""
+    fair: int = 0
+    """The deal scheme: 0 the legacy one (table seed ``seed/group``); 1 commit and reveal with the
+    entrants' nonces (``protocol.fairness``)."""
+    commitment: str = ""
+    """Under the fair scheme, ``fairness.commitment(seed)``: published before the first deal."""
+    nonce_seconds: float = 0.0
+    """Under the fair scheme, how long the remote entrants have to give their nonces before the
+    first deal (the nonces close sooner once every remote entrant has given one)."""
 
     @property
     def seats(self) -> int:
-        """Players per table."""
+        """Players per table (a one-seat-set tournament)."""
         return self.rules.players if self.game == SKAT else len(self.entrants)
 
-    def table_rules(self) -> Any:
-        """The rules its tables are opened with: ``rules`` for Skat, else the game's rules
-        struct made from ``game_rules``. Raises ``ValueError`` for an unknown game or options
-        the game does not allow."""
+    @property
+    def many(self) -> bool:
+        """Whether its entrants are seated over series (any number of them) rather than being
+        one table's seats."""
+        return self.series > 0
+
+    def table_rules(self, players: int | None = None) -> Any:
+        """The rules its tables are opened with: ``rules`` for Skat (at a table of ``players``,
+        when that differs: a Skat tournament of many entrants mixes tables of 3 and 4), else the
+        game's rules struct made from ``game_rules``. Raises ``ValueError`` for an unknown game
+        or options the game does not allow."""
         if self.game == SKAT:
+            if players is not None and players != self.rules.players:
+                return msgspec.structs.replace(self.rules, players=players)
             return self.rules
         kind = registry.get(self.game).rules_type
         try:
@@ -141,12 +173,39 @@ class TournamentFinished(msgspec.Struct, frozen=True, tag="tournament_finished/1
     tables: int
 
 
-TournamentEvent = TournamentCreated | TableFinished | TournamentFinished
+class NonceGiven(msgspec.Struct, frozen=True, tag="nonce_given/1", tag_field="type"):
+    """An entrant's nonce, as the runner accepted it (before the nonces closed; the first counts)."""
+
+    player: str
+    nonce: str
+
+
+class NoncesClosed(msgspec.Struct, frozen=True, tag="nonces_closed/1", tag_field="type"):
+    """No more nonces: from here every table seed is fixed (``fairness.group_seed``)."""
+
+    nonces: dict[str, str]
+    digest: str
+
+
+class SeriesDrawn(msgspec.Struct, frozen=True, tag="series_drawn/1", tag_field="type"):
+    """The tables of one series, drawn when it is due: every series of a Swiss tournament after
+    the first, or a series drawn anew without the entrants that forfeited (``reason``)."""
+
+    series: int
+    tables: list[TableSpec]
+    reason: str = ""
+
+
+TournamentEvent = TournamentCreated | NonceGiven | NoncesClosed | SeriesDrawn | TableFinished | TournamentFinished
 
 
 def schedule(config: TournamentConfig) -> list[TableSpec]:
-    """Every table of the tournament, in the order they are opened."""
+    """Every table known before the first deal, in the order they are opened: all of them,
+    but for a Swiss tournament only its first series (the others are drawn by the standings,
+    ``draw_series``)."""
     check_token("tournament", config.id)
+    if config.many:
+        return _many_schedule(config)
     seats = config.seats
     if config.game == SKAT:
         if len(config.entrants) != seats:
@@ -162,7 +221,7 @@ def schedule(config: TournamentConfig) -> list[TableSpec]:
         raise ValueError("entrants must be distinct")
     tables = []
     for group in range(config.groups):
-        seed = f"{config.seed}/{group}"
+        seed = "" if config.fair else f"{config.seed}/{group}"
         rotations = range(seats) if config.duplicate else [group % seats]
         for r in rotations:
             players = [config.entrants[(seat + r) % seats] for seat in range(seats)]
@@ -171,20 +230,97 @@ def schedule(config: TournamentConfig) -> list[TableSpec]:
     return tables
 
 
+MAX_TABLES_PER_SERIES: Final = 99
+
+
+def table_bounds(config: TournamentConfig) -> tuple[int, int, int]:
+    """(fewest, most, preferred) players at one table when seating many entrants. Skat seats 3,
+    with tables of 4 (the dealer sits out) taking the entrants a count of threes leaves over,
+    as ISkO tournaments do; another game its own range, 4 preferred."""
+    if config.game == SKAT:
+        preferred = config.table_size or 3
+        if preferred not in (3, 4):
+            raise ValueError(f"Skat tables seat 3 or 4 players, not {preferred}")
+        return 3, 4, preferred
+    game = registry.get(config.game)
+    low, high = game.players(config.table_rules())
+    preferred = config.table_size or min(max(4, low), high)
+    if not low <= preferred <= high:
+        raise ValueError(f"{game.title} tables seat {low} to {high} players, not {preferred}")
+    return low, high, preferred
+
+
+def series_sizes(config: TournamentConfig, entrants: int) -> list[int]:
+    """The table sizes of one series of ``entrants`` (``seating.table_sizes``)."""
+    low, high, preferred = table_bounds(config)
+    title = "Skat" if config.game == SKAT else registry.get(config.game).title
+    return seating.table_sizes(entrants, low, high, preferred, what=f"{title} tables")
+
+
+def series_tables(config: TournamentConfig, series: int, seats: Sequence[Sequence[str]]) -> list[TableSpec]:
+    """The ``TableSpec`` of series ``series`` seated as ``seats`` (one seat order per table).
+    In duplicate mode every table of the series is in one group, the series' number, and so
+    plays the same deals; otherwise each table is a group of its own."""
+    if len(seats) > MAX_TABLES_PER_SERIES:
+        raise ValueError(f"{len(seats)} tables in one series: at most {MAX_TABLES_PER_SERIES}")
+    out = []
+    for t, players in enumerate(seats, 1):
+        group = series if config.duplicate else series * 100 + t
+        seed = "" if config.fair else f"{config.seed}/{group}"
+        out.append(
+            TableSpec(table=f"{config.id}-s{series}t{t}", players=list(players), seed=seed, group=group, series=series)
+        )
+    return out
+
+
+def _many_schedule(config: TournamentConfig) -> list[TableSpec]:
+    if len(set(config.entrants)) != len(config.entrants):
+        raise ValueError("entrants must be distinct")
+    if config.game == SKAT and config.rules.rounds < 1:
+        raise ValueError("a tournament needs a fixed number of rounds per table")
+    sizes = series_sizes(config, len(config.entrants))
+    count = 1 if config.pairing == "swiss" else config.series
+    drawn = seating.round_robin(config.entrants, count, sizes, salt=config.id)
+    return [spec for s, seats in enumerate(drawn, 1) for spec in series_tables(config, s, seats)]
+
+
 class TournamentState:
-    """What a tournament's log says: its config, its tables, which are finished."""
+    """What a tournament's log says: its config, its tables, which are finished, and under the
+    fair scheme the nonces and whether they are closed."""
 
     def __init__(self) -> None:
         self.config: TournamentConfig | None = None
         self.tables: list[TableSpec] = []
         self.finished: dict[str, TableFinished] = {}
         self.done = False
+        self.nonces: dict[str, str] = {}
+        self.digest: str | None = None
+        """The nonces' digest once they are closed (``NoncesClosed``)."""
+        self.redrawn: dict[int, str] = {}
+        """Series drawn after the start, with the reason given (``SeriesDrawn``)."""
 
     def apply(self, event: TournamentEvent) -> None:
         if isinstance(event, TournamentCreated):
             if self.config is not None:
                 raise ValueError("tournament created twice")
             self.config, self.tables = event.config, list(event.tables)
+        elif self.config is None:
+            raise ValueError(f"{type(event).__name__} before tournament_created")
+        elif isinstance(event, NonceGiven):
+            if self.digest is not None:
+                raise ValueError(f"a nonce of {event.player} after the nonces closed")
+            if event.player not in self.config.entrants:
+                raise ValueError(f"{event.player} is no entrant")
+            self.nonces.setdefault(event.player, event.nonce)
+        elif isinstance(event, NoncesClosed):
+            if self.digest is not None:
+                raise ValueError("nonces closed twice")
+            self.nonces, self.digest = dict(event.nonces), event.digest
+        elif isinstance(event, SeriesDrawn):
+            if any(t.series == event.series and t.table in self.finished for t in self.tables):
+                raise ValueError(f"series {event.series} drawn again after a table of it finished")
+            self.tables = [t for t in self.tables if t.series != event.series] + list(event.tables)
+            self.redrawn[event.series] = event.reason
         elif isinstance(event, TableFinished):
             if event.table not in {t.table for t in self.tables}:
                 raise ValueError(f"{event.table} is not a table of this tournament")
@@ -197,6 +333,19 @@ class TournamentState:
     @property
     def pending(self) -> list[TableSpec]:
         return [t for t in self.tables if t.table not in self.finished]
+
+    def series_of(self, series: int) -> list[TableSpec]:
+        return [t for t in self.tables if t.series == series]
+
+    def table_seed(self, spec: TableSpec) -> str:
+        """The seed ``spec``'s table is opened with. Under the fair scheme it exists only once the
+        nonces are closed (``ValueError`` before)."""
+        assert self.config is not None
+        if not self.config.fair:
+            return spec.seed
+        if self.digest is None:
+            raise ValueError("the table seeds are fixed only when the nonces close")
+        return fairness.group_seed(self.config.seed, self.config.id, spec.group, self.digest)
 
 
 def fold_tournament(events: Iterable[TournamentEvent]) -> TournamentState:

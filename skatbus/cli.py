@@ -22,6 +22,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "skatbus.ratings_cli",
     "skatbus.web.cli",
     "skatbus.pause_cli",
+    "skatbus.verify_cli",
+    "skatbus.match_cli",
 )
 _PIPED_COMMANDS = frozenset({"replay", "iss", "records", "schema"})
 """Commands whose output a person pipes into ``head`` and the like."""

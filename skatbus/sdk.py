@@ -48,6 +48,7 @@ from services import logs
 from services.connection import ConnectionSettings, connect
 
 from .bots import bot_games, bots_of, make_bot
+from .nonce_giver import NonceGiver
 from .player import RemotePlayer
 
 __all__ = [
@@ -210,12 +211,15 @@ async def _serve(nc: Client, bot: AnyBot, player: str, stop: asyncio.Event) -> R
     remote = RemotePlayer(
         nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False
     )
+    nonces = NonceGiver(nc, player)  # a fair tournament that seats us gets a nonce of ours
+    await nonces.start()
     await remote.start()
     await nc.flush()
     await remote.hello()
     try:
         await stop.wait()
     finally:
+        await nonces.stop()
         await remote.stop()
         with contextlib.suppress(Exception):
             await nc.drain()

@@ -28,8 +28,10 @@ from nats.errors import Error as NatsError
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.errors import APIError, NotFoundError
 
+from protocol import fairness, seating
 from protocol.archive import encode_line
 from protocol.events import MSGPACK, DealScored, Event, SeatWithdrawn, TableClosed, TablePaused, TableResumed
+from protocol.series import crosstable, draw_series, series_standings
 from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, hello_subject, is_inbox, parse_command_subject, player_inbox
 from protocol.thirty_one.events import T31DealScored
 from protocol.thirty_one.state import places as thirty_one_places
@@ -65,8 +67,11 @@ from services.store import (
 
 from .bots import make_bot
 from .errors import UsageError
+from .nonces import NonceDesk
 from .player import RemotePlayer
 from .ratings import write_ratings
+from .signing import public_key_of, sign_run
+from .tournament_file import write_tournament_log
 
 STREAM = "SKATTOUR"
 
@@ -298,6 +303,7 @@ async def run_tournament(
     request_timeout: float = 1.5,
     on_table_open: Callable[[TableSpec], None] | None = None,
     on_created: Callable[[TournamentConfig], None] | None = None,
+    sign_key: bytes | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) a tournament to its end; returns the results (also written to disk).
 
@@ -321,36 +327,147 @@ async def run_tournament(
         state = await _create(tlog, config, Path(out_dir))
     if on_created is not None:
         on_created(config)
-    watch = _Watch(state)
     players = [
         RemotePlayer(
-            nc, entrant, make_bot(bot, f"{config.seed}/{entrant}", config.game), request_timeout=request_timeout
+            nc, entrant, make_bot(bot, bot_seed(config, entrant), config.game), request_timeout=request_timeout
         )
         for entrant, bot in config.bots.items()
     ]
-    subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
 
     async def present(msg: Msg) -> None:  # ``skat resume`` asks whether the bots' runner is here
         if is_inbox(msg.reply):  # an inbox only: never a subject of the log's, whoever asks
             with contextlib.suppress(Exception):
                 await nc.publish(msg.reply, b"{}")
 
-    subs.append(await nc.subscribe(runner_subject(config.id), cb=present))
-    listener = Listener(nc, [e for e in config.entrants if e not in config.bots], watch.pending)
+    subs = [await nc.subscribe(runner_subject(config.id), cb=present)]
+    remote = [e for e in config.entrants if e not in config.bots]
+    listener = Listener(nc, remote, [t.table for t in state.tables])
+    desk = None
+    if config.fair:
+
+        async def append(event: TournamentEvent) -> None:
+            await tlog.append(config.id, event)
+
+        desk = NonceDesk(nc, state, remote, append, config.nonce_seconds)
     try:
         await listener.start()
+        if desk is not None:
+            await desk.start()
+            if desk.open:
+                await desk.collect(_nonce_ticker(out) if remote else None)
         for p in players:
             await p.start()
         await nc.flush()
+        if config.many:
+            await _play_series(nc, store, tlog, config, state, players, listener, out, on_table_open)
+        else:
+            await _play_tables(nc, store, config, state, state.pending, players, out, on_table_open)
+    finally:
+        for sub in subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        if desk is not None:
+            await desk.stop()
+        await listener.stop()
+        for p in players:
+            await p.stop()
+    return await _finish(
+        tlog, store, config, state, players, Path(out_dir), listener.heard, resumed=bool(resume), sign_key=sign_key
+    )
+
+
+def bot_seed(config: TournamentConfig, entrant: str) -> str:
+    """The seed of a built-in bot's own random choices: under the fair scheme a hash of the server
+    seed (a bot's moves, which every player sees, must say nothing about it)."""
+    return fairness.bot_seed(config.seed, entrant) if config.fair else f"{config.seed}/{entrant}"
+
+
+def _nonce_ticker(out: TextIO) -> Callable[[int, int, float], None]:
+    """Says once a second how many remote entrants gave their nonces, while they may."""
+
+    def tick(given: int, remote: int, left: float) -> None:
+        print(f"\rNonces: {given}/{remote} remote entrants, {left:.0f} s left   ", end="", file=out, flush=True)
+        if given >= remote or left <= 0:
+            print(file=out, flush=True)
+
+    return tick
+
+
+async def _play_tables(
+    nc: Client,
+    store: EventStore,
+    config: TournamentConfig,
+    state: TournamentState,
+    specs: Sequence[TableSpec],
+    players: list[RemotePlayer],
+    out: TextIO,
+    on_table_open: Callable[[TableSpec], None] | None,
+) -> None:
+    """Open ``specs`` (the ones not yet finished) and watch them until every one is closed."""
+    watch = _Watch(state, specs)
+    subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
+    try:
         await _play(nc, store, config, state, watch, players, out, on_table_open)
     finally:
         for sub in subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
-        await listener.stop()
-        for p in players:
-            await p.stop()
-    return await _finish(tlog, store, config, state, players, Path(out_dir), listener.heard, resumed=bool(resume))
+
+
+async def _play_series(
+    nc: Client,
+    store: EventStore,
+    tlog: TournamentLog,
+    config: TournamentConfig,
+    state: TournamentState,
+    players: list[RemotePlayer],
+    listener: Listener,
+    out: TextIO,
+    on_table_open: Callable[[TableSpec], None] | None,
+) -> None:
+    """A tournament of many entrants: the series one after another, each drawn when it is due
+    (``protocol.series.draw_series``: Swiss, or anew without entrants that forfeited), and each
+    series' results recorded before the next is drawn."""
+    for number in range(1, config.series + 1):
+        logs = await _finished_logs(store, state)
+        tables = state.series_of(number)
+        started = any(t.table in state.finished for t in tables) or any([await store.read(t.table) for t in tables])
+        drawn = draw_series(config, state, number, logs, started)
+        if drawn is not None:
+            await tlog.append(config.id, drawn)
+            state.apply(drawn)
+            tables = state.series_of(number)
+            listener.tables.update(t.table for t in tables)
+            print(f"Series {number}: {drawn.reason}.", file=out, flush=True)
+        pending = [t for t in tables if t.table not in state.finished]
+        if not pending:
+            continue
+        sizes = "+".join(str(len(t.players)) for t in tables)
+        print(f"Series {number}/{config.series}: {len(tables)} tables ({sizes} players).", file=out, flush=True)
+        await _play_tables(nc, store, config, state, pending, players, out, on_table_open)
+        await _record_finished(tlog, store, state, pending)
+
+
+async def _finished_logs(store: EventStore, state: TournamentState) -> dict[str, list[Event]]:
+    return {t: await _table_log(store, t) for t in state.finished}
+
+
+async def _table_log(store: EventStore, table: str) -> list[Event]:
+    return [s.event for s in await store.read(table) if isinstance(s.event, Event)]
+
+
+async def _record_finished(
+    tlog: TournamentLog, store: EventStore, state: TournamentState, specs: Sequence[TableSpec]
+) -> None:
+    """Each of ``specs`` that is not recorded yet gets its ``TableFinished`` in the log."""
+    assert state.config is not None
+    for spec in specs:
+        if spec.table in state.finished:
+            continue
+        # Skat: the scores' sums; a game ranked by places: the pure engine's fold of the log.
+        finished = await asyncio.to_thread(table_finished, await _table_log(store, spec.table))
+        await tlog.append(state.config.id, finished)
+        state.apply(finished)
 
 
 async def _resumable(tlog: TournamentLog, tid: str, out_dir: Path) -> TournamentState:
@@ -416,10 +533,12 @@ class _Watch:
     tables closed. Best effort (the feed may repeat or drop an event); the results are
     computed from the stored logs."""
 
-    def __init__(self, state: TournamentState) -> None:
+    def __init__(self, state: TournamentState, specs: Sequence[TableSpec] | None = None) -> None:
         assert state.config is not None
-        self.pending = {t.table for t in state.pending}
-        self.seating = {t.table: t.players for t in state.tables}
+        watched = list(state.pending if specs is None else specs)
+        self.specs = watched
+        self.pending = {t.table for t in watched if t.table not in state.finished}
+        self.seating = {t.table: t.players for t in watched}
         self.by_places = ranked_by_places(state.config.game)
         self.rules = state.config.table_rules()
         self.finished = dict(state.finished)
@@ -560,7 +679,8 @@ async def _play(
     # Tables that finished while nobody watched (a resumed tournament), the deals done so far,
     # and the tables left paused (by an interrupted run, or the operator).
     paused_before: list[str] = []
-    for spec in state.pending:
+    pending = [t for t in watch.specs if t.table in watch.pending]
+    for spec in pending:
         stored = await store.read(spec.table)
         watch.deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
         for s in stored:
@@ -572,25 +692,24 @@ async def _play(
             paused_before.append(spec.table)
     if watch.closed >= watch.pending:
         watch.all_closed.set()
-    finished_before = sum(f.deals for f in state.finished.values())
+    finished_before = sum(state.finished[t.table].deals for t in watch.specs if t.table in state.finished)
     # The clock starts as the tables open; deals played before (a resume) do not count in the rate.
     progress: Progress
     if watch.by_places:
-        total = len(state.tables)
+        total = len(watch.specs)
         progress = TableProgress(total, out, already=watch.progress(), deals=finished_before + watch.deals_total())
     else:
-        total = config.rules.deals * len(state.tables)
+        total = sum(config.table_rules(len(t.players)).deals for t in watch.specs)
         progress = Progress(total, out, already=finished_before + sum(watch.deals_done.values()))
-    rules = config.table_rules()
-    for spec in state.pending:
+    for spec in pending:
         if spec.table in watch.closed:
             continue
         request = OpenTable(
             table=spec.table,
             players=spec.players,
-            rules=rules,
+            rules=config.table_rules(len(spec.players)),
             game=config.game,
-            seed=spec.seed,
+            seed=state.table_seed(spec),
             formats=config.formats,
         )
         reply: Reply = await open_table(nc, request)
@@ -643,22 +762,22 @@ async def _finish(
     out_dir: Path,
     heard: dict[str, Heard] | None = None,
     resumed: bool = False,
+    sign_key: bytes | None = None,
 ) -> dict[str, Any]:
-    """Record every table's result in the tournament's log and write the results."""
+    """Record every table's result in the tournament's log and write the results (signed with
+    ``sign_key``, an NKey seed, when given)."""
     tid = config.id
-    table_logs: dict[str, list[Event]] = {}
-    for spec in state.tables:
-        table_logs[spec.table] = [s.event for s in await store.read(spec.table) if isinstance(s.event, Event)]
-    for spec in state.pending:
-        # Skat: the scores' sums; a game ranked by places: the pure engine's fold of the log.
-        finished = await asyncio.to_thread(table_finished, table_logs[spec.table])
-        await tlog.append(tid, finished)
-        state.apply(finished)
+    table_logs = {spec.table: await _table_log(store, spec.table) for spec in state.tables}
+    await _record_finished(tlog, store, state, state.pending)
     if not state.done:
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
+        state.apply(TournamentFinished(tables=len(state.tables)))
+    events = await tlog.read(tid)
     refused = {p.player: len(p.rejections) for p in players}
     # Files are written off the event loop (an archive can be large); bots may still be running.
-    results = await asyncio.to_thread(write_results, config, state, table_logs, out_dir / tid, refused, heard, resumed)
+    results = await asyncio.to_thread(
+        write_results, config, state, table_logs, out_dir / tid, refused, heard, resumed, events, sign_key
+    )
     # Ratings across every tournament in out_dir, rebuilt from the archives with this one in.
     results["files"]["ratings"] = str(await asyncio.to_thread(write_ratings, out_dir))
     logs.get(command="tournament").info("tournament_finished", tournament=tid, tables=len(state.tables))
@@ -864,8 +983,12 @@ def write_results(
     refused: dict[str, int] | None = None,
     heard: dict[str, Heard] | None = None,
     resumed: bool = False,
+    events: Sequence[TournamentEvent] | None = None,
+    sign_key: bytes | None = None,
 ) -> dict[str, Any]:
-    """results.json, standings.csv and archive.jsonl (every table's events, one per line).
+    """results.json, standings.csv, archive.jsonl (every table's events, one per line) and
+    tournament.jsonl (the tournament's own log, ``events``), then signature.json over them all
+    when there is a ``sign_key`` (``skatbus.signing``: what ``skat verify`` checks).
 
     Every standing carries the player's ``timeouts`` and ``answered`` turns and whether it
     ``forfeit`` (withdrawn at a table: ranked below every entrant that finished); ``forfeits``
@@ -874,7 +997,8 @@ def write_results(
     heard of each remote entrant, ``Listener``) too; ``warnings`` says who never answered, and
     why as far as the runner can tell, and who forfeited. ``game`` names the game; a game
     ranked by places has place standings (``place_standings``) and says in ``scoring`` how
-    place points are made."""
+    place points are made. A tournament of many entrants adds each series' standings, the
+    crosstable and the schedule's balance; the fair scheme its commitment, nonces and seed."""
     out.mkdir(parents=True, exist_ok=True)
     logs_in_order = list(table_logs.values())
     table = standings_of(config.game, logs_in_order)
@@ -890,12 +1014,18 @@ def write_results(
         "heard": {p: h.to_json() for p, h in (heard or {}).items()},
         "warnings": entrant_warnings(table, config.bots, heard, resumed) + forfeit_warnings(withdrawals),
         "tables": [msgspec.to_builtins(state.finished[t.table]) for t in state.tables if t.table in state.finished],
+        **many_entrants_results(config, state, table_logs),
+        **fairness_results(config, state),
         "files": {
             "results": str(out / "results.json"),
             "standings_csv": str(out / "standings.csv"),
             "archive": str(out / "archive.jsonl"),
+            "tournament_log": str(out / "tournament.jsonl"),
         },
     }
+    if sign_key is not None:
+        results["files"]["signature"] = str(out / "signature.json")
+        results["signed_by"] = public_key_of(sign_key)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     with open(out / "standings.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -904,10 +1034,50 @@ def write_results(
         else:
             _skat_rows(w, [s for s in table if isinstance(s, Standing)])
     with open(out / "archive.jsonl", "wb") as f:
-        for name, events in table_logs.items():
-            for index, event in enumerate(events):
+        for name, log in table_logs.items():
+            for index, event in enumerate(log):
                 f.write(encode_line(name, index, event))
+    write_tournament_log(out / "tournament.jsonl", list(events or []))
+    if sign_key is not None:
+        sign_run(out, sign_key)
     return results
+
+
+def many_entrants_results(
+    config: TournamentConfig, state: TournamentState, table_logs: dict[str, list[Event]]
+) -> dict[str, Any]:
+    """What a tournament of many entrants adds to results.json: the seating of every series and
+    its balance, each series' standings and the crosstable (nothing for one seat set)."""
+    if not config.many:
+        return {}
+    seats = [[t.players for t in state.series_of(s)] for s in range(1, config.series + 1)]
+    drawn = [s for s in seats if s]
+    return {
+        "schedule": {
+            "pairing": config.pairing,
+            "series": seats,
+            "balance": msgspec.to_builtins(seating.balance(drawn, config.entrants)),
+            "redrawn": {str(k): v for k, v in sorted(state.redrawn.items())},
+        },
+        "series": series_standings(config, state, table_logs),
+        "crosstable": crosstable(config, state),
+    }
+
+
+def fairness_results(config: TournamentConfig, state: TournamentState) -> dict[str, Any]:
+    """The fair scheme's reveal: the commitment published before the first deal, the nonces that
+    went into the deals and the seed, now that every card has been played."""
+    if not config.fair:
+        return {}
+    return {
+        "fairness": {
+            "scheme": config.fair,
+            "commitment": config.commitment,
+            "seed": config.seed,
+            "nonces": dict(sorted(state.nonces.items())),
+            "nonces_digest": state.digest,
+        }
+    }
 
 
 def _skat_rows(w: Any, table: Sequence[Standing]) -> None:

@@ -21,17 +21,17 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from protocol import registry
+from protocol import fairness, registry, seating
 from protocol.skat.rules import Rules
 from protocol.subjects import check_token
 from protocol.thirty_one.rules import ThirtyOneRules
-from protocol.tournament import SKAT, TournamentConfig
+from protocol.tournament import SKAT, TournamentConfig, schedule, series_sizes
 from services import logs
 from services.connection import (
     ConnectionSettings,
@@ -88,7 +88,13 @@ CONFIG_OPTIONS = frozenset(
 )  # fmt: skip
 """Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
 MAX_TABLE_SUFFIX = len("-g999r3")
+MAX_SERIES = 99
+ALL_REMOTE = "*"
+"""``--human`` without names: every --remote player is a person."""
 DEFAULT_MAX_TIMEOUTS = 5
+DEFAULT_SERIES = 3
+"""Series of a tournament with more entrants than a table seats, when --series is not given."""
+DEFAULT_NONCE_SECONDS = 30.0
 """Turns in a row a seat may miss before it is withdrawn (``Rules.max_timeouts``)."""
 MAKE_SEED = 'python -c "import secrets; print(secrets.token_hex(16))"'
 """How to make a seed that passes ``seed_weakness`` (128 random bits as 32 hex digits)."""
@@ -124,9 +130,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--human",
-        action="store_true",
-        help="the --remote players are people: with the built-in stack, the live page gets a seat for each, "
-        "played in the browser with that player's own permissions (its address is printed)",
+        nargs="?",
+        const=ALL_REMOTE,
+        default=None,
+        metavar="ID,...",
+        help="the --remote players are people (or only the ones named): with the built-in stack, the live page "
+        "gets a seat for each, played in the browser with that player's own permissions (its address is printed)",
     )
     p.add_argument(
         "--id",
@@ -140,7 +149,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="continue the interrupted tournament ID (from the same --out store); its configuration is kept",
     )
     p.add_argument(
-        "--groups", type=int, default=3, help="sets of deals (each played once per seat rotation in duplicate mode)"
+        "--groups",
+        type=int,
+        default=3,
+        help="one table's seats only: sets of deals (each played once per seat rotation in duplicate mode)",
+    )
+    p.add_argument(
+        "--series",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seat the entrants anew in each of N series at tables of --players (any number of entrants; "
+        "default 3 when there are more entrants than a table seats): every table of a series plays the same "
+        "deals (duplicate), standings per series and overall, and a crosstable",
+    )
+    p.add_argument(
+        "--pairing",
+        choices=("round-robin", "swiss"),
+        default="round-robin",
+        help="with --series: every pair at one table about equally often, all drawn before the first deal "
+        "(round-robin, the default), or each series by the standings so far (swiss)",
+    )
+    p.add_argument(
+        "--nonce-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds remote entrants have to give their nonces before the first deal (provably fair deals: "
+        "docs/protocol.md; default 30 with remote players, closing sooner once every one has given its nonce)",
+    )
+    p.add_argument(
+        "--sign-key",
+        default=None,
+        metavar="FILE",
+        help="the NKey seed that signs the results (default: with --auth DIR, DIR's services key; else "
+        "OUT/signing.nk, made on first use)",
     )
     p.add_argument(
         "--no-duplicate",
@@ -369,10 +412,25 @@ def players_of(args: argparse.Namespace) -> int:
     return int(args.players) if getattr(args, "players", None) is not None else DEFAULT_PLAYERS
 
 
+def humans_of(args: argparse.Namespace) -> list[str]:
+    """The --remote players that are people (``--human``: all of them; ``--human ID,...``: those)."""
+    remote = [r.partition(":")[0] for r in args.remote]
+    if not args.human:
+        return []
+    if args.human == ALL_REMOTE:
+        return remote
+    named = _names(args.human)
+    stray = [n for n in named if n not in remote]
+    if stray:
+        raise UsageError(f"--human {','.join(stray)}: not a --remote player (give --remote {stray[0]} too)")
+    return named
+
+
 def check_args(args: argparse.Namespace) -> None:
     """Numbers and combinations that cannot make a tournament, before anything is created."""
     if args.human and not args.remote:
         raise UsageError("--human seats people as the --remote players: give --remote ID for each")
+    humans_of(args)
     if args.human and (args.nats or os.environ.get("SKAT_NATS_URL")):
         raise UsageError("--human serves the seats from the built-in stack's page; with --nats run skat web --seat ID")
     if args.human and not getattr(args, "web", True):
@@ -396,6 +454,10 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--players {players}: {_title(game)} tables seat {seat} players")
     if args.groups < 1:
         raise UsageError(f"--groups must be at least 1, not {args.groups}: a tournament needs tables")
+    if args.series is not None and not 1 <= args.series <= MAX_SERIES:
+        raise UsageError(f"--series must be from 1 to {MAX_SERIES}, not {args.series}")
+    if args.nonce_seconds is not None and not 0 <= args.nonce_seconds <= 3600:
+        raise UsageError(f"--nonce-seconds must be from 0 to 3600, not {args.nonce_seconds}")
     if game == SKAT and args.rounds is not None and args.rounds < 1:
         raise UsageError(f"--rounds must be at least 1, not {args.rounds}: every table plays whole rounds")
     if game == THIRTY_ONE:
@@ -414,7 +476,13 @@ def check_args(args: argparse.Namespace) -> None:
             raise UsageError(
                 f"--id {args.id!r}: want letters, digits, '_' or '-', at most {64 - MAX_TABLE_SUFFIX} of them"
             ) from None
-    seats(args)
+    entrants, _, _ = seats(args)
+    series = series_of(args, len(entrants))
+    if series:
+        try:
+            schedule(config_like(args, entrants, series))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if args.remote and args.seed is not None:
         why = seed_weakness(args.seed)
         if why:
@@ -422,6 +490,15 @@ def check_args(args: argparse.Namespace) -> None:
                 f"--seed: {why}; with remote players the seed must be secret and carry 128 bits (it decides every "
                 f"card): make one with {MAKE_SEED}, or leave --seed out for a random one"
             )
+
+
+def config_like(args: argparse.Namespace, entrants: list[str], series: int) -> TournamentConfig:
+    """A stand-in of the configuration, to check that the entrants can be seated."""
+    game = game_of(args)
+    extra: dict[str, Any] = {"rules": skat_rules(args)} if game == SKAT else {"game": game}
+    return TournamentConfig(
+        id="check", entrants=entrants, series=series, table_size=players_of(args), pairing=args.pairing, **extra
+    )
 
 
 def _check_thirty_one(args: argparse.Namespace) -> None:
@@ -521,6 +598,12 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
     players = players_of(args)
     low, high = seat_range(game)
     free = players - len(entrants)
+    if args.series is not None or (args.bots is not None and len(_names(args.bots)) + len(entrants) > players):
+        # Many entrants: any number, seated over series (at least one table's worth).
+        names = _names(args.bots) if args.bots is not None else list(DEFAULT_GAME_BOTS[game][: max(free, 0)])
+        if len(names) + len(entrants) < low:
+            raise UsageError(f"{len(names) + len(entrants)} entrants: a {_title(game)} table seats at least {low}")
+        return _with_bots(entrants, formats, names, game)
     if free < 0:
         more = " (--players 4 for four)" if game == SKAT and players == 3 else ""
         if game != SKAT and len(entrants) <= high:
@@ -529,7 +612,7 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
     if args.bots is None:
         names = list(DEFAULT_GAME_BOTS[game][:free])
     else:
-        names = [b.strip() for b in args.bots.split(",") if b.strip()]
+        names = _names(args.bots)
         if len(names) != free:
             remote = f" and {len(entrants)} --remote" if entrants else ""
             fits = low <= len(names) + len(entrants) <= high
@@ -539,6 +622,18 @@ def seats(args: argparse.Namespace) -> tuple[list[str], dict[str, str], dict[str
                 + (" or " if fits else "")
                 + f"name {free} bot{'s' * (free != 1)}"
             )
+    return _with_bots(entrants, formats, names, game)
+
+
+def _names(bots: str) -> list[str]:
+    return [b.strip() for b in bots.split(",") if b.strip()]
+
+
+def _with_bots(
+    entrants: list[str], formats: dict[str, Any], names: Sequence[str], game: str
+) -> tuple[list[str], dict[str, str], dict[str, Any]]:
+    """The remote entrants, then one built-in entrant per bot name (a name given again plays as
+    NAME-2, NAME-3, ...)."""
     known = bots_of(game)
     bots: dict[str, str] = {}
     for name in names:
@@ -570,6 +665,7 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
     game = game_of(args)
     # Built-in bots only: reproducible by default. With remote players: 128 random bits.
     seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
+    series = series_of(args, len(entrants))
     common: dict[str, Any] = {
         "id": args.id or new_id(),
         "entrants": entrants,
@@ -577,13 +673,35 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         "formats": formats,
         "groups": args.groups,
         # Seat rotations of one deal would show a remote entrant the same cards at several
-        # tables (at once, or again later): duplicate mode is for built-in bots only.
-        "duplicate": args.duplicate and not args.remote,
+        # tables (at once, or again later): rotations are for built-in bots only. Series seat
+        # every entrant once per series, so their tables may share deals whoever plays.
+        "duplicate": args.duplicate and (series > 0 or not args.remote),
         "seed": seed,
+        "series": series,
+        "table_size": players_of(args) if series else 0,
+        "pairing": args.pairing,
+        "fair": fairness.SCHEME,
+        "commitment": fairness.commitment(seed),
+        "nonce_seconds": nonce_seconds(args),
     }
     if game == SKAT:
         return TournamentConfig(**common, rules=skat_rules(args))
     return TournamentConfig(**common, game=game, game_rules=msgspec.to_builtins(thirty_one_rules(args)))
+
+
+def series_of(args: argparse.Namespace, entrants: int) -> int:
+    """Series to seat the entrants over (``--series``; 3 when there are more entrants than a
+    table seats), or 0: the entrants are one table's seats."""
+    if args.series is not None:
+        return int(args.series)
+    return DEFAULT_SERIES if entrants > players_of(args) else 0
+
+
+def nonce_seconds(args: argparse.Namespace) -> float:
+    """How long remote entrants may give nonces (``--nonce-seconds``; 30 s with remote players)."""
+    if args.nonce_seconds is not None:
+        return float(args.nonce_seconds)
+    return DEFAULT_NONCE_SECONDS if args.remote else 0.0
 
 
 def skat_rules(args: argparse.Namespace) -> Rules:
@@ -684,8 +802,9 @@ async def _run(
         if args.human and not args.auth:  # people play: users of our own, so nobody else reads the hands
             from .web.cli import people_auth
 
-            humans = [r.partition(":")[0] for r in args.remote]
-            own_auth = await asyncio.to_thread(people_auth, humans, store)
+            # Every remote entrant gets a user (a remote bot connects with its key file, printed).
+            remote = [r.partition(":")[0] for r in args.remote]
+            own_auth = await asyncio.to_thread(people_auth, remote, store)
         stack = LocalStack(store_dir=None if args.auth else store, auth_dir=args.auth or own_auth)
     received: list[int] = []
     stop = asyncio.Event()
@@ -793,7 +912,9 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None, paused: str = ""
         # The people's stack keeps its store under its own users' account: resume it the same way.
         if args.bots is not None:
             flags.append(f"--bots {args.bots}")
-        flags += [f"--remote {r}" for r in args.remote] + ["--human"]
+        flags += [f"--remote {r}" for r in args.remote] + [
+            "--human" + ("" if args.human == ALL_REMOTE else f" {args.human}")
+        ]
     print(f"interrupted{paused}; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
@@ -801,7 +922,7 @@ async def _live_page(args: argparse.Namespace, stack: Any) -> Any:
     """The live page (``skat web``) on a free loopback port while the built-in stack plays, so a
     run can be watched, with a seat for every ``--remote`` player with ``--human``; None with
     ``--no-web`` (and no ``--human``)."""
-    humans = [r.partition(":")[0] for r in args.remote] if args.human else []
+    humans = humans_of(args)
     if not getattr(args, "web", True) and not humans:
         return None
     from .web.server import WebServer
@@ -835,6 +956,7 @@ async def _tournament(
     on_created: Callable[[TournamentConfig], None],
 ) -> int:
     """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
+    from .series_text import format_series
     from .tournament import TournamentLog, format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
@@ -860,19 +982,32 @@ async def _tournament(
                 _announce(state_config, stack, settings)
         if config is not None:
             _announce(config, stack, settings)
-        results = await run_tournament(nc, config, resume=args.resume, out_dir=args.out, on_created=on_created)
+        results = await run_tournament(
+            nc, config, resume=args.resume, out_dir=args.out, on_created=on_created, sign_key=signing_key(args)
+        )
     finally:
         await nc.close()
         if page is not None:
             await page.stop()
     print()
     print(format_standings(results))
+    if "series" in results:
+        print()
+        print(format_series(results))
     files = results["files"]
     print(
         f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)"
     )
     if "ratings" in files:
         print(f"Ratings: {files['ratings']} (across every tournament here: skat ratings --runs {args.out})")
+    if "fairness" in results:
+        fair = results["fairness"]
+        print(
+            f"Seed:    {fair['seed']} (revealed now; committed as {fair['commitment'][:16]}..., "
+            f"{len(fair['nonces'])} nonce{'s' * (len(fair['nonces']) != 1)})"
+        )
+    if "signed_by" in results:
+        print(f"Signed:  by {results['signed_by']}; check it all with: skat verify {Path(files['results']).parent}")
     played = str(results.get("game") or SKAT)
     if intro and played != SKAT:
         first = results["tables"][0]["table"] if results["tables"] else "TABLE"
@@ -903,6 +1038,14 @@ async def _stored_config(tlog: Any, tid: str) -> TournamentConfig | None:
 
 def describe_tables(config: TournamentConfig) -> str:
     """The tables in words: how many, and what a table plays."""
+    if config.many:
+        sizes = series_sizes(config, len(config.entrants))
+        seated = "+".join(str(n) for n in sizes)
+        each = f"{len(sizes)} table{'s' * (len(sizes) != 1)} ({seated} players)"
+        if config.game == SKAT:
+            each += f" of {config.rules.rounds} round{'s' * (config.rules.rounds != 1)}"
+        how = "drawn all before the first deal" if config.pairing == "round-robin" else "Swiss, by the standings"
+        return f"{config.series} series of {each}, {how}"
     tables = config.groups * (config.seats if config.duplicate else 1)
     if config.game == SKAT:
         return f"{tables} tables of {config.rules.deals} deals"
@@ -913,6 +1056,13 @@ def describe_tables(config: TournamentConfig) -> str:
         f"{rules.max_deals} deals), {rules.coins} coin{'s' * (rules.coins != 1)} a seat"
         + (f"; {options}" if options else "")
     )
+
+
+def schedule_balance(config: TournamentConfig) -> str:
+    """How evenly the schedule seats the pairs (the series drawn before the first deal)."""
+    specs = schedule(config)
+    drawn = [[t.players for t in specs if t.series == s] for s in range(1, config.series + 1)]
+    return seating.balance([d for d in drawn if d], config.entrants).describe()
 
 
 def _option_text(name: str, value: Any) -> str:
@@ -943,9 +1093,27 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
         mode = " (duplicate: every set of deals once per seat rotation, alike until a table's first elimination)"
     if remote and not config.duplicate:
         mode = " (no duplicate rotations with remote players: they would see one deal's hands at several tables)"
-    print(f"Tournament {config.id}: {seating}; {describe_tables(config)}{mode}.\n", flush=True)
+    if config.many:
+        mode = " (duplicate: every table of a series plays the same deals)" if config.duplicate else ""
+    print(f"Tournament {config.id}: {seating}; {describe_tables(config)}{mode}.", flush=True)
+    if config.many and config.pairing == "round-robin":
+        print(f"Seating: {schedule_balance(config)}.", flush=True)
+    elif config.many:
+        print("Seating: series 1 now, each later series by the standings after the one before.", flush=True)
+    if config.fair:
+        print(
+            f"Commitment: {config.commitment} (sha256 of the secret seed, revealed at the end: skat verify checks it)",
+            flush=True,
+        )
+    print(flush=True)
     if not remote:
         return
+    if config.fair:
+        print(
+            f"Nonces: remote players may send one until the first deal ({config.nonce_seconds:g} s at most), "
+            f"to skat.cmd.<ID>.tournament.{config.id} (docs/protocol.md); skat bot does",
+            flush=True,
+        )
     url = safe_servers(settings.servers, scheme=True)
     auth = getattr(stack, "auth", None) if stack is not None else None
     game = "" if config.game == SKAT else f" --game {config.game}"
@@ -968,6 +1136,24 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
     )
 
 
+def signing_key(args: argparse.Namespace) -> bytes:
+    """The NKey seed that signs the results: ``--sign-key FILE`` (which must exist), else with
+    ``--auth DIR`` the services user's key there, else ``OUT/signing.nk`` (made on first use and
+    kept, so that every run in OUT is signed by one key)."""
+    from .signing import load_or_create_key
+
+    if args.sign_key:
+        path = Path(args.sign_key)
+        if not path.is_file():
+            raise UsageError(f"--sign-key {args.sign_key}: no such file (an NKey seed, e.g. from skat auth)")
+        return load_or_create_key(path)
+    if args.auth:
+        from services.auth import SERVICE_USER, load_auth
+
+        return load_or_create_key(Path(load_auth(args.auth).seed_file(SERVICE_USER)))
+    return load_or_create_key(Path(args.out) / "signing.nk")
+
+
 def tournament_main(args: argparse.Namespace, intro: bool = False, defaults: dict[str, Any] | None = None) -> int:
     """Run (or resume) a tournament. Options and connection settings are checked first, so a
     mistake is one line on stderr (``UsageError``, ``SettingsError``), not a failure mid-way."""
@@ -986,6 +1172,7 @@ def tournament_main(args: argparse.Namespace, intro: bool = False, defaults: dic
     # The results (and a local stack's store) go into --out: a file there, or a directory
     # nothing can be written in, is one line now, not a traceback after the last deal.
     writable_dir(args.out, "--out")
+    signing_key(args)  # a key that cannot be read or made: one line, before anything is played
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     try:
         import uvloop

@@ -41,11 +41,17 @@ MISTAKES: dict[str, tuple[list[str], str]] = {
     "config unknown option": (["tournament", "--config", "{tmp}/unknown.toml"], "unknown option 'roundz'"),
     "unknown bot": (["bot", "foo", "--player", "ann"], "unknown bot 'foo'"),
     "bad player id": (["bot", "random", "--player", "bad id!"], "--player"),
-    "four bots, three seats": (["tournament", "--bots", "heuristic,random,random,random"], "--players 4"),
+    "five entrants at Skat": (
+        ["tournament", "--bots", "heuristic,random,random,random,random"],
+        "5 entrants cannot sit at Skat tables of 3 and 4",
+    ),
+    "series without enough entrants": (["tournament", "--series", "2", "--bots", "heuristic,random"], "at least 3"),
+    "bad --series": (["tournament", "--series", "0"], "--series must be from 1"),
+    "--human naming a stranger": (["tournament", "--remote", "ann", "--human", "bob"], "not a --remote player"),
     "unknown bot in --bots": (["tournament", "--bots", "heuristic,random,rnadom"], "unknown bot 'rnadom'"),
     "remote and bots overfill": (
-        ["tournament", "--remote", "ann", "--remote", "bob", "--bots", "heuristic,random"],
-        "2 bots and 2 --remote for 3 seats",
+        ["tournament", "--remote", "ann", "--remote", "bob", "--bots", "heuristic,random,random"],
+        "5 entrants cannot sit",
     ),
     "too many remotes": (
         ["tournament", "--remote", "a", "--remote", "b", "--remote", "c", "--remote", "d"],

@@ -12,6 +12,7 @@ from pathlib import Path
 import nats
 from nats.aio.client import Client
 
+from protocol import fairness
 from protocol.events import DealDealt
 from protocol.skat.rules import Rules
 from protocol.tournament import TournamentConfig, TournamentFinished
@@ -33,6 +34,8 @@ def _config(tid: str, groups: int = 1, rounds: int = 1, duplicate: bool = True) 
         groups=groups,
         duplicate=duplicate,
         seed="tour",
+        fair=fairness.SCHEME,  # as skat tournament makes every new tournament (the resume test runs it)
+        commitment=fairness.commitment("tour"),
     )
 
 

@@ -136,7 +136,7 @@ def test_remote_players_never_play_duplicate_rotations() -> None:
     config = config_from(_parse(["--remote", "ann"]))
     assert not config.duplicate
     specs = schedule(config)
-    assert len({s.seed for s in specs}) == len(specs)  # no two tables deal the same cards
+    assert len({s.group for s in specs}) == len(specs)  # no two tables deal the same cards
     assert config_from(_parse([])).duplicate  # built-in bots keep them
 
 

@@ -20,6 +20,7 @@ import nats
 import pytest
 from nats.aio.client import Client
 
+from protocol import fairness
 from protocol.events import TablePaused
 from protocol.thirty_one import T31DealScored, T31Dealt, fold
 from protocol.thirty_one.rules import ThirtyOneRules
@@ -124,8 +125,10 @@ async def test_a_thirty_one_tournament_of_built_in_bots_through_the_command(
     rules = ThirtyOneRules(coins=1, min_knock=5, max_timeouts=5)
     for table, log in archive.items():
         players = log.events[0].players  # type: ignore[union-attr]
-        bots = [make_bot({"random-2": "random"}.get(p, p), f"skatbus/{p}", T31) for p in players]
-        assert play_game_table(T31, table, players, bots, rules, "skatbus/0").log == log.events, table
+        # Seeds as every new tournament derives them (protocol.fairness; no nonces here).
+        bots = [make_bot({"random-2": "random"}.get(p, p), fairness.bot_seed("skatbus", p), T31) for p in players]
+        seed = fairness.group_seed("skatbus", "t31", 0, fairness.nonces_digest({}))
+        assert play_game_table(T31, table, players, bots, rules, seed).log == log.events, table
     # Duplicate: the three rotations deal the same first deal, each entrant each hand once.
     first = {t: next(e for e in log.events if isinstance(e, T31Dealt)) for t, log in archive.items()}
     assert len({tuple(d.deck) for d in first.values()}) == 1 and len({tuple(d.order) for d in first.values()}) == 1
