@@ -276,6 +276,11 @@ def series_tables(config: TournamentConfig, series: int, seats: Sequence[Sequenc
 def _many_schedule(config: TournamentConfig) -> list[TableSpec]:
     if len(set(config.entrants)) != len(config.entrants):
         raise ValueError("entrants must be distinct")
+    if config.duplicate and any(e not in config.bots for e in config.entrants):
+        # The tables of a series play their shared deals each at its own pace, and every player
+        # may read every table's public feed: a remote entrant could watch its own deal played
+        # at a sibling table first.
+        raise ValueError("duplicate series are for built-in bots only: with remote entrants, turn duplicate off")
     if config.game == SKAT and config.rules.rounds < 1:
         raise ValueError("a tournament needs a fixed number of rounds per table")
     sizes = series_sizes(config, len(config.entrants))

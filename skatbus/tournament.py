@@ -710,7 +710,7 @@ async def _play(
             rules=config.table_rules(len(spec.players)),
             game=config.game,
             seed=state.table_seed(spec),
-            formats=config.formats,
+            formats={p: f for p, f in config.formats.items() if p in spec.players},
         )
         reply: Reply = await open_table(nc, request)
         if not reply.ok and reply.code != "exists":

@@ -496,8 +496,16 @@ def config_like(args: argparse.Namespace, entrants: list[str], series: int) -> T
     """A stand-in of the configuration, to check that the entrants can be seated."""
     game = game_of(args)
     extra: dict[str, Any] = {"rules": skat_rules(args)} if game == SKAT else {"game": game}
+    remote = {r.partition(":")[0] for r in args.remote}
     return TournamentConfig(
-        id="check", entrants=entrants, series=series, table_size=players_of(args), pairing=args.pairing, **extra
+        id="check",
+        entrants=entrants,
+        bots={e: e for e in entrants if e not in remote},
+        series=series,
+        table_size=players_of(args),
+        pairing=args.pairing,
+        duplicate=args.duplicate and not remote,
+        **extra,
     )
 
 
@@ -664,7 +672,7 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
     entrants, bots, formats = seats(args)
     game = game_of(args)
     # Built-in bots only: reproducible by default. With remote players: 128 random bits.
-    seed = args.seed or ("skatbus" if not args.remote else secrets.token_hex(16))
+    seed = args.seed or ("skatbus" if not args.remote else fairness.new_server_seed())
     series = series_of(args, len(entrants))
     common: dict[str, Any] = {
         "id": args.id or new_id(),
@@ -672,10 +680,11 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         "bots": bots,
         "formats": formats,
         "groups": args.groups,
-        # Seat rotations of one deal would show a remote entrant the same cards at several
-        # tables (at once, or again later): rotations are for built-in bots only. Series seat
-        # every entrant once per series, so their tables may share deals whoever plays.
-        "duplicate": args.duplicate and (series > 0 or not args.remote),
+        # Duplicate is for built-in bots only. Seat rotations of one deal would show a remote
+        # entrant the same cards at several tables; and the tables of a series that share deals
+        # play them each at its own pace, so a remote entrant could watch a sibling table's
+        # public feed play its own deal ahead of it.
+        "duplicate": args.duplicate and not args.remote,
         "seed": seed,
         "series": series,
         "table_size": players_of(args) if series else 0,
@@ -957,6 +966,7 @@ async def _tournament(
 ) -> int:
     """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
     from .series_text import format_series
+    from .signing import public_key_of
     from .tournament import TournamentLog, format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
@@ -982,8 +992,10 @@ async def _tournament(
                 _announce(state_config, stack, settings)
         if config is not None:
             _announce(config, stack, settings)
+        key = signing_key(args)
+        print(f"Results will be signed by {public_key_of(key)} (skat verify --key checks it).\n", flush=True)
         results = await run_tournament(
-            nc, config, resume=args.resume, out_dir=args.out, on_created=on_created, sign_key=signing_key(args)
+            nc, config, resume=args.resume, out_dir=args.out, on_created=on_created, sign_key=key
         )
     finally:
         await nc.close()
@@ -1095,6 +1107,8 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
         mode = " (no duplicate rotations with remote players: they would see one deal's hands at several tables)"
     if config.many:
         mode = " (duplicate: every table of a series plays the same deals)" if config.duplicate else ""
+        if remote and not config.duplicate:
+            mode = " (no duplicate with remote players: a sibling table's public feed would show them a deal ahead)"
     print(f"Tournament {config.id}: {seating}; {describe_tables(config)}{mode}.", flush=True)
     if config.many and config.pairing == "round-robin":
         print(f"Seating: {schedule_balance(config)}.", flush=True)
@@ -1129,8 +1143,9 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
     rules = config.table_rules()
     limit = rules.max_timeouts
     withdrawn = f"; {limit} in a row withdraw it: it forfeits" if limit else ""
+    when = "now" if not config.fair or not config.nonce_seconds else "once the nonces close"
     print(
-        f"(the tables open now: a remote player's moves time out, {rules.turn_seconds:g} s each, "
+        f"(the tables open {when}: a remote player's moves time out, {rules.turn_seconds:g} s each, "
         f"until it connects{withdrawn}; reachable from {where})\n",
         flush=True,
     )

@@ -115,7 +115,7 @@ async def test_an_entrant_that_never_connects_forfeits_and_the_next_series_is_dr
     stack: Stack, nc: Client, tmp_path: Path
 ) -> None:
     entrants = ["remote-ghost", *BOTS[:6]]
-    config = _skat("ghost", entrants, series=2)
+    config = _skat("ghost", entrants, series=2, duplicate=False)
     config = msgspec.structs.replace(
         config, rules=Rules(rounds=1, seeger_fabian=True, turn_seconds=1.0, max_timeouts=1), nonce_seconds=0.5
     )
@@ -133,7 +133,7 @@ async def test_an_entrant_that_never_connects_forfeits_and_the_next_series_is_dr
 
 async def test_a_remote_entrants_nonce_goes_into_every_deal(stack: Stack, nc: Client, tmp_path: Path) -> None:
     entrants = ["remote-ann", *BOTS[:5]]
-    config = _skat("fairnonce", entrants, series=1, nonce_seconds=60.0)
+    config = _skat("fairnonce", entrants, series=1, nonce_seconds=60.0, duplicate=False)
     stop = asyncio.Event()
     from skatbus.bots import make_bot
 
