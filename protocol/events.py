@@ -20,6 +20,14 @@ from .skat.games import Declaration
 from .skat.rules import Rules
 from .skat.scoring import DealResult
 
+Feed = Literal["public", "withheld"]
+FEEDS: Final = ("public", "withheld")
+"""A table's spectator feed: ``public`` on ``skat.public.<table>``, which every player may read;
+``withheld`` on ``skat.watch.<table>``, which no player may read (only the operator's tools). A
+tournament withholds the feeds of tables that play the same deals as other tables at the same
+time with remote entrants seated: a sibling table's feed would show them their own deal played
+ahead of them (``protocol.tournament``)."""
+
 
 class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True, repr_omit_defaults=True):
     """Base of every event."""
@@ -33,6 +41,8 @@ class TableOpened(Event, frozen=True, tag="table_opened/1"):
     """Deal seeds derive from it (``dealing.deal_seed``); equal seeds give equal deals."""
     formats: dict[str, Literal["msgpack", "json"]] = {}
     """How each player wants its updates encoded (msgpack unless listed)."""
+    feed: Feed = "public"
+    """Where the table's spectator feed goes (``FEEDS``)."""
 
 
 class TableOpenedV2(Event, frozen=True, tag="table_opened/2"):
@@ -47,6 +57,8 @@ class TableOpenedV2(Event, frozen=True, tag="table_opened/2"):
     rules: dict[str, Any] = {}
     seed: str = ""
     formats: dict[str, Literal["msgpack", "json"]] = {}
+    feed: Feed = "public"
+    """Where the table's spectator feed goes (``FEEDS``)."""
 
 
 class DealDealt(Event, frozen=True, tag="deal_dealt/1"):

@@ -95,7 +95,9 @@ class Game(Protocol):
     def new_state(self) -> GameState:
         """An empty state; the first event it folds must be ``table_opened`` of this game."""
 
-    def open_event(self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str]) -> Event:
+    def open_event(
+        self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str], feed: str = "public"
+    ) -> Event:
         """The ``table_opened`` event that starts a table of this game."""
 
     def due(self, state: Any) -> Event | None:

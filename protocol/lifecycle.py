@@ -57,6 +57,8 @@ class TableBase:
         self.events = 0
         self.unknown = 0
         self.formats: dict[str, str] = {}
+        self.feed = "public"
+        """Where its spectator feed goes (``protocol.events.FEEDS``)."""
         self.closed = False
         self.close_reason = ""
         self.paused = False
@@ -151,6 +153,7 @@ class TableBase:
             raise LogError(self.events, "a player sits twice")
         self.table, self.players, self.rules, self.seed = e.table, list(e.players), rules, e.seed
         self.formats = dict(e.formats)
+        self.feed = e.feed
         self.n = len(e.players)
         self.timeouts = [0] * self.n
         self.missed = [0] * self.n

@@ -9,6 +9,8 @@
 - ``skat.cmd.<player>.<table>``  a player's commands (request/reply).
 - ``skat.view.<player>.<table>`` the player's private views and turn prompts.
 - ``skat.public.<table>``        the table's redacted public feed, for spectators.
+- ``skat.watch.<table>``         the same feed of a table whose feed is withheld from the players
+  (a tournament's duplicate tables with remote entrants): only the operator's tools read it.
 - ``skat.admin.*``               opening tables and other operator requests.
 - ``skat.health.<service>``      each running service instance answers (readiness checks).
 - ``skat.hello.<player>``        a player (re)connecting asks for its pending prompts again.
@@ -122,6 +124,20 @@ def view_subject(player: str, table: str) -> str:
 
 def public_subject(table: str) -> str:
     return f"skat.public.{check_token('table', table)}"
+
+
+WATCH_ALL: Final = "skat.watch.>"
+
+
+def watch_subject(table: str) -> str:
+    """A withheld table's spectator feed (``protocol.events.FEEDS``): the same redacted events
+    as ``public_subject``, on a subject no player may subscribe to."""
+    return f"skat.watch.{check_token('table', table)}"
+
+
+def feed_subject(table: str, feed: str) -> str:
+    """Where a table's spectator feed goes: ``public_subject`` or, withheld, ``watch_subject``."""
+    return watch_subject(table) if feed == "withheld" else public_subject(table)
 
 
 def _tokens(subject: str, prefix: str, count: int) -> list[str] | None:

@@ -233,6 +233,16 @@ def schedule(config: TournamentConfig) -> list[TableSpec]:
 MAX_TABLES_PER_SERIES: Final = 99
 
 
+def table_feed(config: TournamentConfig) -> str:
+    """Where its tables' spectator feeds go (``protocol.events.FEEDS``). The tables of a duplicate
+    series play the same deals at the same time, each at its own pace; every player may read every
+    public feed, so a remote entrant could watch its own deal played at a sibling table first.
+    Such tables' feeds are withheld from the players (only the operator's tools read them), so
+    that duplicate series can seat remote entrants."""
+    remote = any(e not in config.bots for e in config.entrants)
+    return "withheld" if config.many and config.duplicate and remote else "public"
+
+
 def table_bounds(config: TournamentConfig) -> tuple[int, int, int]:
     """(fewest, most, preferred) players at one table when seating many entrants. Skat seats 3,
     with tables of 4 (the dealer sits out) taking the entrants a count of threes leaves over,
@@ -276,11 +286,6 @@ def series_tables(config: TournamentConfig, series: int, seats: Sequence[Sequenc
 def _many_schedule(config: TournamentConfig) -> list[TableSpec]:
     if len(set(config.entrants)) != len(config.entrants):
         raise ValueError("entrants must be distinct")
-    if config.duplicate and any(e not in config.bots for e in config.entrants):
-        # The tables of a series play their shared deals each at its own pace, and every player
-        # may read every table's public feed: a remote entrant could watch its own deal played
-        # at a sibling table first.
-        raise ValueError("duplicate series are for built-in bots only: with remote entrants, turn duplicate off")
     if config.game == SKAT and config.rules.rounds < 1:
         raise ValueError("a tournament needs a fixed number of rounds per table")
     sizes = series_sizes(config, len(config.entrants))

@@ -39,6 +39,8 @@ class OpenTable(msgspec.Struct, kw_only=True):
     seed: str = ""
     formats: dict[str, Literal["msgpack", "json"]] = {}
     """Players that want JSON updates (msgpack is the default)."""
+    feed: Literal["public", "withheld"] = "public"
+    """Where its spectator feed goes (``protocol.events.FEEDS``): withheld from every player."""
 
 
 class PauseTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

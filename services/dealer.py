@@ -69,6 +69,7 @@ class Dealer(Service):
                     # The seed decides every card: without one given, an unguessable one.
                     request.seed or secrets.token_hex(16),
                     dict(request.formats),
+                    feed=request.feed,
                 )
                 try:
                     await self.append(table, [opened])

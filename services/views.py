@@ -19,7 +19,7 @@ from nats.aio.msg import Msg
 from protocol.events import MSGPACK, Event, UnknownEvent
 from protocol.registry import state_game
 from protocol.skat.views import SPECTATOR
-from protocol.subjects import is_inbox, parse_hello_subject, public_subject
+from protocol.subjects import feed_subject, is_inbox, parse_hello_subject
 from protocol.wire import Hello, encode
 
 from .ratelimit import PlayerLimits
@@ -108,7 +108,7 @@ class Views(Service):
 
     async def after_change(self, table: Table, recovering: bool = False) -> None:
         # Per table, taken before the first await: another table's handler may run meanwhile.
-        subject = public_subject(table.id)
+        subject = feed_subject(table.id, getattr(table.state, "feed", "public"))
         for index, data in self._public.pop(table.id, []):
             # The position lets spectators drop repeats (a restarted projector sends again).
             await self.nc.publish(subject, data, headers={"Skat-Index": str(index)})

@@ -32,7 +32,15 @@ from protocol import fairness, seating
 from protocol.archive import encode_line
 from protocol.events import MSGPACK, DealScored, Event, SeatWithdrawn, TableClosed, TablePaused, TableResumed
 from protocol.series import crosstable, draw_series, series_standings
-from protocol.subjects import ADMIN_OPEN, ADMIN_PAUSE, hello_subject, is_inbox, parse_command_subject, player_inbox
+from protocol.subjects import (
+    ADMIN_OPEN,
+    ADMIN_PAUSE,
+    feed_subject,
+    hello_subject,
+    is_inbox,
+    parse_command_subject,
+    player_inbox,
+)
 from protocol.thirty_one.events import T31DealScored
 from protocol.thirty_one.state import places as thirty_one_places
 from protocol.tournament import (
@@ -52,6 +60,7 @@ from protocol.tournament import (
     place_points,
     ranked_by_places,
     standings_of,
+    table_feed,
     table_finished,
     turn_of,
 )
@@ -405,7 +414,8 @@ async def _play_tables(
 ) -> None:
     """Open ``specs`` (the ones not yet finished) and watch them until every one is closed."""
     watch = _Watch(state, specs)
-    subs = [await nc.subscribe(f"skat.public.{t}", cb=watch.on_public) for t in watch.pending]
+    feed = table_feed(config)
+    subs = [await nc.subscribe(feed_subject(t, feed), cb=watch.on_public) for t in watch.pending]
     try:
         await _play(nc, store, config, state, watch, players, out, on_table_open)
     finally:
@@ -711,6 +721,7 @@ async def _play(
             game=config.game,
             seed=state.table_seed(spec),
             formats={p: f for p, f in config.formats.items() if p in spec.players},
+            feed=table_feed(config),  # type: ignore[arg-type]
         )
         reply: Reply = await open_table(nc, request)
         if not reply.ok and reply.code != "exists":

@@ -504,7 +504,7 @@ def config_like(args: argparse.Namespace, entrants: list[str], series: int) -> T
         series=series,
         table_size=players_of(args),
         pairing=args.pairing,
-        duplicate=args.duplicate and not remote,
+        duplicate=args.duplicate and (series > 0 or not remote),
         **extra,
     )
 
@@ -680,11 +680,11 @@ def config_from(args: argparse.Namespace) -> TournamentConfig:
         "bots": bots,
         "formats": formats,
         "groups": args.groups,
-        # Duplicate is for built-in bots only. Seat rotations of one deal would show a remote
-        # entrant the same cards at several tables; and the tables of a series that share deals
-        # play them each at its own pace, so a remote entrant could watch a sibling table's
-        # public feed play its own deal ahead of it.
-        "duplicate": args.duplicate and not args.remote,
+        # Seat rotations of one deal would show a remote entrant the same cards at several
+        # tables (at once, or again later): rotations are for built-in bots only. A series seats
+        # every entrant once, so its tables may share deals whoever plays; with remote entrants
+        # their feeds are withheld from the players (protocol.tournament.table_feed).
+        "duplicate": args.duplicate and (series > 0 or not args.remote),
         "seed": seed,
         "series": series,
         "table_size": players_of(args) if series else 0,
@@ -1107,8 +1107,11 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
         mode = " (no duplicate rotations with remote players: they would see one deal's hands at several tables)"
     if config.many:
         mode = " (duplicate: every table of a series plays the same deals)" if config.duplicate else ""
-        if remote and not config.duplicate:
-            mode = " (no duplicate with remote players: a sibling table's public feed would show them a deal ahead)"
+        if remote and config.duplicate:
+            mode = (
+                " (duplicate: every table of a series plays the same deals; their spectator feeds are withheld "
+                "from the players, who could otherwise watch their own deal played at another table first)"
+            )
     print(f"Tournament {config.id}: {seating}; {describe_tables(config)}{mode}.", flush=True)
     if config.many and config.pairing == "round-robin":
         print(f"Seating: {schedule_balance(config)}.", flush=True)

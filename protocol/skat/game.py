@@ -49,8 +49,10 @@ class Skat:
     def new_state(self) -> TableState:
         return TableState()
 
-    def open_event(self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str]) -> Event:
-        return TableOpened(table=table, players=players, rules=rules, seed=seed, formats=formats)  # type: ignore[arg-type]
+    def open_event(
+        self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str], feed: str = "public"
+    ) -> Event:
+        return TableOpened(table=table, players=players, rules=rules, seed=seed, formats=formats, feed=feed)  # type: ignore[arg-type]
 
     def due(self, state: Any) -> Event | None:
         return due(state)

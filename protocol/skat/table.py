@@ -122,7 +122,7 @@ class TableState:
         "table", "players", "rules", "seed", "n", "deal_no", "deal", "seats", "pos_of",
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
-        "events", "deal_events", "unknown", "formats", "skipped", "missed", "defaulting",
+        "events", "deal_events", "unknown", "formats", "feed", "skipped", "missed", "defaulting",
         "announced", "paused", "pause_reason",
     )  # fmt: skip
 
@@ -153,6 +153,7 @@ class TableState:
         self.deal_events: list[Event] = []
         self.unknown = 0
         self.formats: dict[str, str] = {}
+        self.feed = "public"  # where its spectator feed goes (protocol.events.FEEDS)
         self.skipped = 0
         """Deals whose play this state jumped over (``skip_to_scored``): 0 for a full fold."""
         self.missed: list[int] = []
@@ -250,6 +251,7 @@ class TableState:
             raise LogError(self.events, f"{len(e.players)} players for a {e.rules.players}-player table")
         self.table, self.players, self.rules, self.seed = e.table, list(e.players), e.rules, e.seed
         self.formats = dict(e.formats)
+        self.feed = e.feed
         self.n = len(e.players)
         self.totals = [0] * self.n
         self.sf_totals = [0] * self.n

@@ -76,7 +76,9 @@ class ThirtyOne:
     def new_state(self) -> ThirtyOneState:
         return ThirtyOneState()
 
-    def open_event(self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str]) -> Event:
+    def open_event(
+        self, table: str, players: list[str], rules: Any, seed: str, formats: dict[str, str], feed: str = "public"
+    ) -> Event:
         return TableOpenedV2(
             table=table,
             game=NAME,
@@ -84,6 +86,7 @@ class ThirtyOne:
             rules=msgspec.to_builtins(rules),
             seed=seed,
             formats=dict(formats),  # type: ignore[arg-type]
+            feed=feed,  # type: ignore[arg-type]
         )
 
     def due(self, state: Any) -> Event | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from nats.aio.client import Client
@@ -306,3 +307,46 @@ async def test_a_player_holding_all_her_connections_locks_nobody_else_out(secure
         for nc in (*held, bob_nc, cyd_nc, admin):
             await nc.close()
         await relay.close()
+
+
+async def test_a_withheld_feed_reaches_the_operator_and_no_player(secured: Secured) -> None:
+    """A tournament withholds the feeds of duplicate tables with remote entrants (a sibling
+    table's feed would show them their own deal ahead): the redacted events go to
+    skat.watch.<table>, which the operator's tools read and no player may subscribe to."""
+    server, auth, stack = secured
+    admin = await open_connection(stack.settings)
+    watched: list[bytes] = []
+    published: list[bytes] = []
+
+    async def on_watch(msg: Any) -> None:
+        watched.append(msg.data)
+
+    async def on_public(msg: Any) -> None:
+        published.append(msg.data)
+
+    await admin.subscribe("skat.watch.held", cb=on_watch)
+    await admin.subscribe("skat.public.held", cb=on_public)
+    errors: list[str] = []
+    ann = await _connect_as(server, auth, "ann", errors)
+    await ann.subscribe("skat.watch.>", cb=on_public)
+    assert await _violation(errors, "skat.watch.>"), errors
+    request = OpenTable(table="held", players=PLAYERS, seed="held", feed="withheld")
+    assert (await open_table(admin, request)).ok
+    for _ in range(100):  # the opening and the first deal, as spectators would see them
+        if len(watched) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    assert len(watched) >= 2 and published == []
+    assert [e.feed for e in fold_opened(await admin_log(admin, "held"))] == ["withheld"]
+    await ann.close()
+    await admin.close()
+
+
+def fold_opened(log: list[Any]) -> list[Any]:
+    return [e for e in log if type(e).__name__ == "TableOpened"]
+
+
+async def admin_log(nc: Client, table: str) -> list[Any]:
+    from services.store import EventStore
+
+    return [s.event for s in await EventStore(nc).read(table)]

@@ -133,7 +133,7 @@ async def test_an_entrant_that_never_connects_forfeits_and_the_next_series_is_dr
 
 async def test_a_remote_entrants_nonce_goes_into_every_deal(stack: Stack, nc: Client, tmp_path: Path) -> None:
     entrants = ["remote-ann", *BOTS[:5]]
-    config = _skat("fairnonce", entrants, series=1, nonce_seconds=60.0, duplicate=False)
+    config = _skat("fairnonce", entrants, series=1, nonce_seconds=60.0)
     stop = asyncio.Event()
     from skatbus.bots import make_bot
 
@@ -157,6 +157,8 @@ async def test_a_remote_entrants_nonce_goes_into_every_deal(stack: Stack, nc: Cl
     assert isinstance(opened, TableOpened)
     assert opened.seed == fairness.group_seed(config.seed, "fairnonce", spec.group, closed.digest)
     assert opened.seed != fairness.group_seed(config.seed, "fairnonce", spec.group, fairness.nonces_digest({}))
+    # Both tables play the same deals with a remote entrant seated: their feeds are withheld.
+    assert spec.group == 1 and opened.feed == "withheld"
 
 
 async def test_a_swiss_tournament_draws_each_later_series_from_the_standings(
