@@ -134,9 +134,17 @@ def run_folder(path: Path) -> Path:
     return path
 
 
-def verify_run(run_dir: Path, expect_key: str | None = None) -> Verification:
+def verify_run(
+    run_dir: Path,
+    expect_key: str | None = None,
+    expect_commitment: str | None = None,
+    expect_nonces: Mapping[str, str] | None = None,
+) -> Verification:
     """Check the run folder ``run_dir`` (or its results.json); ``expect_key``: the public NKey
-    the signature must be by. ``RunUnreadable`` when there is nothing to check."""
+    the signature must be by. ``expect_commitment`` and ``expect_nonces`` are what an entrant
+    recorded itself (the commitment announced before the first deal, the nonce it gave): the
+    run must hold exactly those, or the operator's own files prove nothing to that entrant.
+    ``RunUnreadable`` when there is nothing to check."""
     run_dir = run_folder(run_dir)
     raw = _read_files(run_dir)
     found = Verification(tournament=run_dir.name)
@@ -146,6 +154,7 @@ def verify_run(run_dir: Path, expect_key: str | None = None) -> Verification:
     if state is not None and state.config is not None:
         config = state.config
         found.tournament, found.fair, found.nonces = config.id, config.fair, len(state.nonces)
+        _check_recorded(config, state, expect_commitment, expect_nonces or {}, problems)
         _check_deal_source(config, state, events, results, found)
         if results is not None:
             _check_results_header(config, results, problems)
@@ -613,6 +622,24 @@ def _plain(value: Any) -> Any:
 
 def _scalars(items: Iterable[Any]) -> bool:
     return all(not isinstance(item, (dict, list, tuple)) for item in items)
+
+
+def _check_recorded(
+    config: TournamentConfig,
+    state: TournamentState,
+    commitment: str | None,
+    nonces: Mapping[str, str],
+    problems: list[str],
+) -> None:
+    """What an entrant recorded against what the run says was committed to and mixed in."""
+    if commitment is not None and commitment.strip().lower() != config.commitment:
+        problems.append(f"commitment: the run's is {config.commitment or '(none)'}, not the {commitment} you recorded")
+    for player, nonce in nonces.items():
+        counted = state.nonces.get(player)
+        if counted is None:
+            problems.append(f"nonce of {player}: not among the nonces the deals were made from")
+        elif counted != nonce.strip().lower():
+            problems.append(f"nonce of {player}: the deals were made from {counted}, not the {nonce} you gave")
 
 
 def first_difference(got: Any, want: Any, path: str = "") -> str | None:

@@ -33,6 +33,19 @@ def register(subparsers: Any) -> None:
         default=None,
         help="the operator's public NKey (U..., printed when the tournament started): the signature must be by it",
     )
+    p.add_argument(
+        "--commitment",
+        metavar="HEX",
+        default=None,
+        help="the commitment you recorded when the tournament announced it: the run must hold this one",
+    )
+    p.add_argument(
+        "--nonce",
+        action="append",
+        default=[],
+        metavar="PLAYER=HEX",
+        help="a nonce you gave (the SDK logs it as tournament_nonce_given): the deals must be made from it; repeatable",
+    )
     p.add_argument("--json", action="store_true", help="print the findings as one JSON object instead")
     p.set_defaults(handler=cmd_verify)
 
@@ -46,7 +59,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
             check_public_key(args.key)
         except ValueError as exc:
             raise UsageError(f"--key: {exc}") from None
-    found = verify_run(Path(args.run), args.key)
+    nonces = {}
+    for given in args.nonce:
+        player, sep, nonce = given.partition("=")
+        if not sep or not player or not nonce:
+            raise UsageError(f"--nonce {given!r}: want PLAYER=HEX")
+        nonces[player] = nonce
+    found = verify_run(Path(args.run), args.key, args.commitment, nonces)
     if args.json:
         print(json.dumps(found.to_json(), indent=2))
     else:

@@ -23,7 +23,7 @@ import pytest
 
 from protocol import fairness
 from protocol.archive import decode_line
-from protocol.tournament import NoncesClosed, SeriesDrawn, TournamentCreated, fold_tournament
+from protocol.tournament import NonceGiven, NoncesClosed, SeriesDrawn, TournamentCreated, fold_tournament
 from skatbus.cli import main
 from skatbus.signing import (
     SigningKeyError,
@@ -617,3 +617,23 @@ def test_a_weak_revealed_seed_is_noted(tmp_path: Path) -> None:
     found = verify_run(run.folder)
     assert found.ok
     assert len(found.notes) == 1 and found.notes[0].startswith("the revealed seed may be weak (")
+
+
+def test_an_entrant_checks_the_commitment_and_the_nonce_it_recorded(
+    built: dict[str, Built], copy: Callable[[str], Path]
+) -> None:
+    folder = copy("skat")
+    config = built["skat"].config
+    given = [e for e in built["skat"].events if isinstance(e, NonceGiven)]
+    assert given, "the built run has nonces"
+    player, nonce = given[0].player, given[0].nonce
+    assert verify_run(folder, expect_commitment=config.commitment, expect_nonces={player: nonce}).ok
+    other = "0" * 64
+    problems = verify_run(folder, expect_commitment=other, expect_nonces={player: "ab" * 16}).problems
+    assert problems == [
+        f"commitment: the run's is {config.commitment}, not the {other} you recorded",
+        f"nonce of {player}: the deals were made from {nonce}, not the {'ab' * 16} you gave",
+    ]
+    assert verify_run(folder, expect_nonces={"nobody": nonce}).problems == [
+        "nonce of nobody: not among the nonces the deals were made from"
+    ]
