@@ -15,14 +15,24 @@ A tournament's view is its game's: Skat's by Seeger-Fabian points from the table
 deals (``TournamentFeed``); a game ranked by places (Thirty-one) by place points, from the
 finished tables' logs with the very functions ``skat tournament``'s results come from
 (``PlaceTables``), so the page ends with the standings results.json holds.
+
+A tournament of many entrants (``TournamentConfig.series``) is shown by series: which series is
+playing, which are done, which a Swiss tournament has still to draw; each series' tables with
+their players and progress; the standings overall and of each series, and the crosstable, all by
+the functions results.json's come from (``standings_of``, ``series_standings``, ``crosstable``;
+Skat's over the tables' whole logs, ``PointTables``). Under the fair scheme every page shows the
+commitment and how many nonces were given; nothing sent to a page ever carries the server seed
+(``config.seed``, secret until results.json reveals it) or a table seed: a page gets chosen
+fields, never the config or a ``TableSpec`` (whose legacy seed is made from the server seed).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import msgspec
@@ -42,6 +52,7 @@ from protocol.events import (
     TableOpenedV2,
 )
 from protocol.lifecycle import LogError
+from protocol.series import crosstable, series_standings
 from protocol.skat.table import TableState
 from protocol.skat.views import SPECTATOR, view
 from protocol.subjects import check_token, event_name, log_kind, table_log
@@ -50,6 +61,7 @@ from protocol.thirty_one.events import T31DealEnded, T31DealScored
 from protocol.tournament import (
     PLACE_POINTS,
     TableOutcome,
+    TableSpec,
     TournamentConfig,
     TournamentEvent,
     TournamentState,
@@ -297,6 +309,7 @@ class Feeds:
                     "game": state.config.game,
                     "title": game_title(state.config.game),
                     "entrants": state.config.entrants,
+                    "series": state.config.series,
                     "tables": len(state.tables),
                     "finished": len(state.finished),
                     "done": state.done,
@@ -317,67 +330,102 @@ class Feeds:
                 ids.append(check_token("tournament", tid))
         return ids
 
-    @staticmethod
-    async def _has_tournament_stream(js: Any) -> bool:
-        try:
-            await js.stream_info(TOURNAMENT_STREAM)
-        except NotFoundError:
-            return False
-        return True
-
     async def tournament(self, tid: str) -> TournamentState:
-        """A tournament's log, folded: one direct get per event (a tournament's log is short),
-        no consumer created. A store without tournaments (no stream: nobody answers a direct
-        get) has an empty log for every id."""
-        js = self.nc.jetstream(timeout=2.0)
-        subject = f"skat.tournament.{check_token('tournament', tid)}"
-        state = TournamentState()
-        seq = 1
-        while True:
-            try:
-                msg = await js.get_msg(TOURNAMENT_STREAM, seq=seq, subject=subject, next=True, direct=True)
-            except NotFoundError:
-                break
-            except NoRespondersError:
-                if await self._has_tournament_stream(js):
-                    raise  # the stream is there, its servers did not answer: not "no tournament"
-                break
-            with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError, ValueError):
-                state.apply(_TOURNAMENT.decode(msg.data or b""))
-            seq = (msg.seq or seq) + 1
-        return state
+        """A tournament's log, folded (``TournamentReader``)."""
+        return await TournamentReader(self.nc, tid).read()
+
+
+async def _has_tournament_stream(js: Any) -> bool:
+    try:
+        await js.stream_info(TOURNAMENT_STREAM)
+    except NotFoundError:
+        return False
+    return True
+
+
+class TournamentReader:
+    """A tournament's log, folded as it grows: one direct get per event (no consumer created),
+    each ``read`` going on after the last event it read, so that following a tournament of
+    many tables costs one request per new event rather than one per event of the whole log. A
+    store without tournaments (no stream: nobody answers a direct get) has an empty log for
+    every id."""
+
+    def __init__(self, nc: Client, tid: str) -> None:
+        self.nc = nc
+        self.subject = f"skat.tournament.{check_token('tournament', tid)}"
+        self.state = TournamentState()
+        self.next_seq = 1
+        self._lock = asyncio.Lock()
+
+    async def read(self) -> TournamentState:
+        """The state with every event stored so far."""
+        async with self._lock:
+            js = self.nc.jetstream(timeout=2.0)
+            while True:
+                try:
+                    msg = await js.get_msg(
+                        TOURNAMENT_STREAM, seq=self.next_seq, subject=self.subject, next=True, direct=True
+                    )
+                except NotFoundError:
+                    break
+                except NoRespondersError:
+                    if await _has_tournament_stream(js):
+                        raise  # the stream is there, its servers did not answer: not "no tournament"
+                    break
+                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError, ValueError):
+                    self.state.apply(_TOURNAMENT.decode(msg.data or b""))
+                self.next_seq = (msg.seq or self.next_seq) + 1
+            return self.state
 
 
 class TournamentFeed:
-    """A tournament's standings, recomputed whenever one of its tables scores a deal: from the
-    tournament's log (its tables and seats) and the tables' ``deal_scored`` events. A game
-    ranked by places (Thirty-one) is shown by ``PlaceTables`` instead: its game is known once
-    the tournament's log is read, which is why ``start`` reads it before subscribing."""
+    """A tournament as its page shows it, recomputed whenever one of its tables scores a deal,
+    opens or closes, and whenever the tournament's own log grows (a series drawn, a table
+    finished, the end): from the tournament's log (its tables and seats) and the tables' logs.
+
+    Three views, by what the log says once ``start`` has read it: a one-seat-set Skat
+    tournament by the tables' ``deal_scored`` events; a game ranked by places (Thirty-one) by
+    ``PlaceTables``; a Skat tournament of many entrants by ``PointTables``. A tournament of many
+    entrants adds its series (``series_view``) and the crosstable, and every fair tournament
+    its commitment and nonces (``fairness_view``)."""
 
     def __init__(self, feeds: Feeds, tid: str) -> None:
         self.feeds = feeds
         self.tid = check_token("tournament", tid)
-        self.state = TournamentState()
+        self.reader = TournamentReader(feeds.nc, self.tid)
+        self.state = self.reader.state
         self.scores: dict[str, dict[int, DealScored]] = {}
         self.closed: set[str] = set()
         self.places: PlaceTables | None = None
         """A tournament of a game ranked by places: its tables as that view needs them."""
+        self.points: PointTables | None = None
+        """A Skat tournament of many entrants: its tables' logs."""
+        self.opened: set[str] = set()
+        """Tables known to have opened (a series with one is playing)."""
         self.mailbox = Mailbox()
         self._subs: list[Any] = []
 
+    @property
+    def many(self) -> bool:
+        return self.state.config is not None and self.state.config.many
+
     async def start(self) -> None:
         """Read the tournament's log (its game says which events to follow), subscribe to those
-        events of every table, then read its tables: an event stored in between arrives on the
-        subscription, none is lost."""
+        events of every table and to the tournament's log, then read its tables: an event stored
+        in between arrives on a subscription, none is lost."""
         nc = self.feeds.nc
-        self.state = await self.feeds.tournament(self.tid)
+        await self.reader.read()
         config = self.state.config
         scored = "deal_scored"
         if config is not None and ranked_by_places(config.game):
             self.places = PlaceTables(config, self.feeds.store)
             scored = PLACES_SCORED
-        self._subs.append(await nc.subscribe(log_kind(scored), cb=self._on_log))
-        self._subs.append(await nc.subscribe(log_kind("table_closed"), cb=self._on_log))
+        elif config is not None and config.many:
+            self.points = PointTables(config, self.feeds.store)
+        kinds = [scored, "table_closed", *(["table_opened"] if self.many else [])]
+        for kind in kinds:
+            self._subs.append(await nc.subscribe(log_kind(kind), cb=self._on_log))
+        self._subs.append(await nc.subscribe(self.reader.subject, cb=self._on_tournament))
         await self._read_tables()
         self.publish()
 
@@ -387,15 +435,26 @@ class TournamentFeed:
                 await sub.unsubscribe()
 
     async def refresh(self) -> None:
-        """Read the tournament's log and every table's scores again (on start, and every few
-        seconds: the live subjects are best effort, the store is the truth)."""
-        self.state = await self.feeds.tournament(self.tid)
+        """Read the tournament's log and every table again (on start, and every few seconds:
+        the live subjects are best effort, the store is the truth)."""
+        await self.reader.read()
         await self._read_tables()
         self.publish()
+
+    async def _on_tournament(self, msg: Msg) -> None:
+        """The tournament's log grew (a nonce, a series drawn, a table finished, the end)."""
+        with contextlib.suppress(Exception):  # the store briefly away: the next refresh reads it
+            await self.refresh()
 
     async def _read_tables(self) -> None:
         if self.places is not None:
             await self.places.read(self.state)
+            if self.many:
+                await self._read_opened()
+            return
+        if self.points is not None:
+            await self.points.read(self.state)
+            self.opened |= set(self.points.logs)
             return
         for spec in self.state.tables:
             if spec.table in self.closed:
@@ -406,16 +465,40 @@ class TournamentFeed:
             if spec.table in self.state.finished or await self.feeds.store.has_event(spec.table, "table_closed"):
                 self.closed.add(spec.table)
 
+    async def _read_opened(self) -> None:
+        """Which tables of the drawn series have opened, for those not known to (one direct get
+        each), up to the first series that has not: the series are played one after another."""
+        config = self.state.config
+        for series in range(1, (config.series if config is not None else 0) + 1):
+            specs = self.state.series_of(series)
+            for spec in specs:
+                if spec.table not in self.opened and await self.feeds.store.has_event(spec.table, "table_opened"):
+                    self.opened.add(spec.table)
+            if not any(spec.table in self.opened for spec in specs):
+                return
+
     async def _on_log(self, msg: Msg) -> None:
         table = msg.subject.split(".")[2]
         if table not in {t.table for t in self.state.tables}:
-            return
+            if not table.startswith(f"{self.tid}-"):
+                return
+            with contextlib.suppress(Exception):
+                await self.reader.read()  # perhaps a table of a series drawn since the last read
+            if table not in {t.table for t in self.state.tables}:
+                return
         try:
             event = MSGPACK.decode(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return
+        if isinstance(event, TableOpened | TableOpenedV2):
+            self.opened.add(table)
+        if self.points is not None:
+            await self.points.read(self.state, [table])
+            self.opened |= set(self.points.logs)
+            self.publish()
+            return
         if self.places is not None:
-            if await self.places.seen(table, event, self.state):
+            if await self.places.seen(table, event, self.state) or isinstance(event, TableOpened | TableOpenedV2):
                 self.publish()
             return
         if isinstance(event, DealScored):
@@ -425,10 +508,18 @@ class TournamentFeed:
         self.publish()
 
     def message(self) -> dict[str, Any]:
-        """The page's message: Skat's standings by Seeger-Fabian points per deal, or, for a
-        game ranked by places, ``PlaceTables.message``'s."""
-        if self.places is not None:
-            return self.places.message(self.tid, self.state)
+        """The page's message, by its view, with the fair scheme's public part."""
+        if self.many:
+            message = self._many_message()
+        elif self.places is not None:
+            message = self.places.message(self.tid, self.state)
+        else:
+            message = self._skat_message()
+        message["fairness"] = fairness_view(self.state)
+        return message
+
+    def _skat_message(self) -> dict[str, Any]:
+        """A one-seat-set Skat tournament: its standings by Seeger-Fabian points per deal."""
         config = self.state.config
         seats = {t.table: t.players for t in self.state.tables}
         rows: dict[str, dict[str, Any]] = {}
@@ -468,8 +559,223 @@ class TournamentFeed:
             "at": time.time(),
         }
 
+    def _many_message(self) -> dict[str, Any]:
+        """A tournament of many entrants: its game's view (standings overall, every table), the
+        tables grouped by series with each series' state and standings, and the crosstable of
+        the finished tables (results.json's once every table has finished)."""
+        config = self.state.config
+        assert config is not None
+        if self.places is not None:
+            message = self.places.message(self.tid, self.state)
+            by_series = self.places.series
+        else:
+            assert self.points is not None
+            message = self.points.message(self.tid, self.state)
+            by_series = self.points.series
+        rows = {t["table"]: t for t in message.pop("tables")}
+        message.update(
+            many=True,
+            pairing=config.pairing,
+            series_count=config.series,
+            series=series_view(config, self.state, rows, by_series, self.opened),
+            crosstable=crosstable(config, self.state),
+        )
+        return message
+
     def publish(self) -> None:
         self.mailbox.put(_ENCODER.encode(self.message()))
+
+
+def fairness_view(state: TournamentState) -> dict[str, Any] | None:
+    """What a page shows of the fair scheme (None for a tournament of the legacy one): the
+    commitment, published before the first deal, and the nonces as far as they are given (how
+    many, of how many remote entrants, and the digest once closed). Never the server seed: it
+    stays secret until the tournament ends, and a page has no need of it even then."""
+    config = state.config
+    if config is None or not config.fair:
+        return None
+    return {
+        "scheme": config.fair,
+        "commitment": config.commitment,
+        "nonces": len(state.nonces),
+        "remote": sum(e not in config.bots for e in config.entrants),
+        "closed": state.digest is not None,
+        "digest": state.digest or "",
+    }
+
+
+SERIES_STATES: Final = ("to be drawn", "waiting", "playing", "done")
+"""A series' state on the page, in the order a series goes through them: not drawn yet (a later
+series of a Swiss tournament, drawn by the standings once the one before has finished), drawn
+but no table open yet, a table of it open, every table of it finished."""
+
+
+def series_view(
+    config: TournamentConfig,
+    state: TournamentState,
+    rows: dict[str, dict[str, Any]],
+    standings: dict[int, list[Any]],
+    opened: set[str],
+) -> list[dict[str, Any]]:
+    """Each series of a tournament of many entrants: its number, state (``SERIES_STATES``), why
+    it was drawn when it was (``SeriesDrawn.reason``), its tables (``rows``, the game's view of
+    each table) and its standings (``standings``, by series number)."""
+    out = []
+    for number in range(1, config.series + 1):
+        specs: list[TableSpec] = state.series_of(number)
+        tables = [
+            {
+                **rows.get(s.table, {"table": s.table, "players": s.players}),
+                "series": number,
+                "opened": s.table in opened,
+            }
+            for s in specs
+        ]
+        if not specs:
+            status = SERIES_STATES[0]
+        elif all(s.table in state.finished or rows.get(s.table, {}).get("closed") for s in specs):
+            status = SERIES_STATES[3]
+        elif any(s.table in opened for s in specs):
+            status = SERIES_STATES[2]
+        else:
+            status = SERIES_STATES[1]
+        out.append(
+            {
+                "series": number,
+                "status": status,
+                "reason": state.redrawn.get(number, ""),
+                "tables": tables,
+                "standings": standings.get(number, []),
+            }
+        )
+    return out
+
+
+def _ranked(
+    config: TournamentConfig, specs: list[TableSpec], logs: dict[str, list[Event]]
+) -> tuple[list[Any], dict[int, list[Any]]]:
+    """The standings over ``logs`` (tables in the tournament's order ``specs``, as results.json's
+    are made) and each series' (``series_standings``), as JSON builtins: off the event loop."""
+    state = TournamentState()
+    state.config, state.tables = config, specs
+    overall = msgspec.to_builtins(standings_of(config.game, [logs[s.table] for s in specs if s.table in logs]))
+    per_series = {s["series"]: s["standings"] for s in series_standings(config, state, logs)} if config.many else {}
+    return overall, per_series
+
+
+class PointTables:
+    """A Skat tournament of many entrants as its live page shows it.
+
+    Every table's whole log is read from the store as it grows (each read only the events
+    stored since the one before; a closed table's never again), and the standings, overall and
+    of each series, are ``standings_of`` and ``series_standings`` over those logs: the functions
+    results.json's come from, over the same logs, so once every table is closed the page shows
+    what ``skat tournament`` prints and writes, time-outs and forfeits included (which is why the
+    whole logs are read, not only the scored deals).
+
+    Ranking a big tournament's logs takes a while, and its tables score many deals a second:
+    it is done off the event loop, one ranking at a time, and the reads that came while one ran
+    share the next one rather than each starting its own. A message shows one ranking's
+    snapshot, its tables' deals included, so the tables and the standings always agree."""
+
+    def __init__(self, config: TournamentConfig, store: EventStore) -> None:
+        self.config = config
+        self.store = store
+        self.logs: dict[str, list[Event]] = {}
+        """Tables' logs so far (only tables with an event)."""
+        self.seqs: dict[str, int] = {}
+        self.scored: dict[str, int] = {}
+        """Deals scored per table in ``logs``."""
+        self.closed: set[str] = set()
+        """Tables whose log in ``logs`` is closed."""
+        self.ranked = _Ranking()
+        """The last ranking: what messages show."""
+        self._read_lock = asyncio.Lock()
+        self._rank_lock = asyncio.Lock()
+        self._dirty = False
+
+    async def read(self, state: TournamentState, tables: Iterable[str] | None = None) -> bool:
+        """Read the events stored since the last read of ``tables`` (every table of the
+        tournament by default), and rank again if there were any (or a ranking is due); whether
+        there were."""
+        names = [t.table for t in state.tables] if tables is None else list(tables)
+        changed = False
+        async with self._read_lock:
+            for table in names:
+                if table in self.closed:
+                    continue
+                for stored in await self.store.read(table, after_seq=self.seqs.get(table, 0)):
+                    self.seqs[table] = stored.seq
+                    if not isinstance(stored.event, Event):
+                        continue  # as the runner reads a log for the results (``_table_log``)
+                    self.logs.setdefault(table, []).append(stored.event)
+                    changed = True
+                    if isinstance(stored.event, DealScored):
+                        self.scored[table] = self.scored.get(table, 0) + 1
+                    elif isinstance(stored.event, TableClosed):
+                        self.closed.add(table)
+            self._dirty = self._dirty or changed
+        await self._rank(state)
+        return changed
+
+    async def _rank(self, state: TournamentState) -> None:
+        async with self._rank_lock:
+            if not self._dirty:
+                return  # ranked meanwhile, with what this read found
+            self._dirty = False
+            specs = list(state.tables)
+            logs = {s.table: list(self.logs[s.table]) for s in specs if s.table in self.logs}
+            scored, closed = dict(self.scored), set(self.closed)
+            standings, series = await asyncio.to_thread(_ranked, self.config, specs, logs)
+            self.ranked = _Ranking(standings, series, scored, closed, set(logs))
+
+    @property
+    def series(self) -> dict[int, list[Any]]:
+        """Each series' standings, by series number (the last ranking's)."""
+        return self.ranked.series
+
+    def message(self, tid: str, state: TournamentState) -> dict[str, Any]:
+        """The page's message: deals scored of the drawn tables' deals, the standings as
+        results.json gives them, and per table its deals scored and whether it is open or closed."""
+        ranked = self.ranked
+        tables = []
+        for spec in state.tables:
+            tables.append(
+                {
+                    "table": spec.table,
+                    "players": spec.players,
+                    "deals": ranked.scored.get(spec.table, 0),
+                    "of": self.config.table_rules(len(spec.players)).deals,
+                    "opened": spec.table in ranked.opened,
+                    "closed": spec.table in ranked.closed,
+                }
+            )
+        return {
+            "kind": "tournament",
+            "id": tid,
+            "game": self.config.game,
+            "title": game_title(self.config.game),
+            "ranking": "points",
+            "entrants": self.config.entrants,
+            "done": state.done,
+            "deals": sum(t["deals"] for t in tables),
+            "of": sum(t["of"] for t in tables),
+            "standings": ranked.standings,
+            "tables": tables,
+            "at": time.time(),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ranking:
+    """One ranking of ``PointTables``: the standings (JSON builtins), each series', and the
+    tables as the logs ranked stood (deals scored, closed, opened)."""
+
+    standings: list[Any] = dataclasses.field(default_factory=list)
+    series: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
+    scored: dict[str, int] = dataclasses.field(default_factory=dict)
+    closed: set[str] = dataclasses.field(default_factory=set)
+    opened: set[str] = dataclasses.field(default_factory=set)
 
 
 PLACES_SCORED: Final = event_name(T31_TAGS[T31DealScored])
@@ -509,6 +815,9 @@ class PlaceTables:
         self.broken: dict[str, str] = {}
         """Closed tables whose log does not fold: why (they are left out of the standings)."""
         self.standings: list[Any] = []
+        """As JSON builtins (``_ranked``)."""
+        self.series: dict[int, list[Any]] = {}
+        """A tournament of many entrants: each series' standings over its finished tables."""
         self._lock = asyncio.Lock()
 
     async def read(self, state: TournamentState) -> None:
@@ -550,8 +859,8 @@ class PlaceTables:
                 self.broken[table] = "the log opens no table"
                 return True
             self.logs[table], self.outcomes[table] = log, outcome
-            in_order = [self.logs[t.table] for t in state.tables if t.table in self.logs]
-            self.standings = list(await asyncio.to_thread(standings_of, self.config.game, in_order))
+            ranked = await asyncio.to_thread(_ranked, self.config, list(state.tables), dict(self.logs))
+            self.standings, self.series = ranked
             return True
 
     def progress(self, table: str, players: int) -> tuple[float, list[int], int]:
@@ -603,7 +912,7 @@ class PlaceTables:
             "finished": len(self.outcomes),
             "deals": sum(t["deals"] for t in tables),
             "scoring": PLACE_POINTS,
-            "standings": msgspec.to_builtins(self.standings),
+            "standings": self.standings,
             "tables": tables,
             "at": time.time(),
         }

@@ -35,6 +35,7 @@ from protocol.wire import Reply, decode, encode
 from services import logs
 from services.connection import ConnectionSettings, connect, each_reconnect
 
+from ..nonce_giver import NonceGiver
 from ..player import GRACE, RETRY_CODES, Inbox
 from .feed import Mailbox
 
@@ -74,6 +75,7 @@ class Seat:
         self._sending: set[tuple[str, int]] = set()
         self.answered: dict[str, int] = {}
         """Per table, the prompt (index) last answered: a reloaded page does not offer it again."""
+        self.nonces: NonceGiver | None = None
 
     async def start(self, patience: float | None = None) -> None:
         self.nc = await connect(
@@ -83,9 +85,14 @@ class Seat:
         await self.inbox.start()
         self._sub = await self.nc.subscribe(f"skat.view.{self.player}.*", cb=self._on_update)
         self._watch = asyncio.ensure_future(each_reconnect(self.nc, self._hello_quietly))
+        # A person's seat gives its nonce to a fair tournament that seats it, as every SDK bot does.
+        self.nonces = NonceGiver(self.nc, self.player)
+        await self.nonces.start()
         await self.hello()
 
     async def stop(self) -> None:
+        if self.nonces is not None:
+            await self.nonces.stop()
         if self._watch is not None:
             self._watch.cancel()
         if self.inbox is not None:

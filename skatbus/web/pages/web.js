@@ -66,7 +66,8 @@ function lobby() {
     fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id, "data-game": t.game || "skat" },
       el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
       " \u2014 ", ...(t.game && t.game !== "skat" ? [el("span", { class: "game" }, t.title), ": "] : []),
-      t.entrants.join(", ") + ": " + t.finished + "/" + t.tables + " tables finished" + (t.done ? " (done)" : "")))
+      t.entrants.join(", ") + (t.series ? " (" + t.series + " series)" : "") + ": " + t.finished + "/" + t.tables +
+      " tables finished" + (t.done ? " (done)" : "")))
       : [el("li", { class: "hint" }, "no tournaments")]));
     document.getElementById("seatsbox").classList.toggle("hidden", !m.seats.length);
     fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p))));
@@ -75,10 +76,16 @@ function lobby() {
 
 // --- a tournament ----------------------------------------------------------------------------
 
+const num = text => el("td", { class: "num" }, text);
+const head = (...names) => el("tr", {}, ...names.map(n => n.startsWith("#") && n.length > 1
+  ? el("th", { class: "num" }, n.slice(1)) : el("th", {}, n)));
+
 function tournament() {
   const tid = decodeURIComponent(location.pathname.split("/")[2]);
   document.getElementById("title").textContent = "Tournament " + tid;
   stream("/events/tournament/" + encodeURIComponent(tid), m => {
+    showFairness(m.fairness);
+    if (m.many) { seriesTournament(m); return; }
     if (m.ranking === "places") { placeTournament(m); return; }
     fill("where", m.deals + "/" + m.of + " deals" + (m.done ? " \u2014 finished" : ""));
     document.body.dataset.deals = m.deals;
@@ -95,9 +102,79 @@ function tournament() {
   });
 }
 
+function showFairness(f) {
+  // The fair scheme's public part: the commitment (the server seed itself stays secret until the
+  // results reveal it, and no message carries it) and how many remote entrants gave a nonce.
+  const box = document.getElementById("fairbox");
+  box.classList.toggle("hidden", !f);
+  if (!f) return;
+  Object.assign(box.dataset, { commitment: f.commitment, nonces: f.nonces, remote: f.remote, closed: f.closed ? "1" : "0" });
+  const given = f.nonces + " of " + f.remote + " remote entrant" + (f.remote === 1 ? "" : "s") + " gave one";
+  fill("fairness", "Every card follows from a secret server seed and the entrants' nonces. The seed's commitment, " +
+    "published before the first deal (the results reveal the seed, and skat verify checks it against this):",
+    el("code", { id: "commitment" }, f.commitment),
+    el("span", { id: "nonces" }, "Nonces: " + given + (f.closed ? "; closed, so every deal is fixed" +
+      (f.digest ? " (digest " + f.digest.slice(0, 16) + "\u2026)" : "") : "; still open") + "."));
+}
+
+function tableLink(t) { return el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table); }
+function tableState(t) {
+  // A table not opened yet waits; "opened" is only known for a tournament of many entrants.
+  return t.closed ? el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay")
+    : t.opened === false ? "waiting" : "playing";
+}
+
+function pointStandings(rows) {
+  // Skat's standings as results.json gives them (Seeger-Fabian points, per deal with its 95 %
+  // interval, as skat tournament prints them); an entrant that forfeited ranks below the others.
+  return [head("#", "player", "#Seeger-Fabian", "#per deal", "#\u00b1\u00a095\u00a0%", "#deals", "#declared", "#won", "#time-outs"),
+    ...(rows.length ? rows.map((s, i) => el("tr", { "data-player": s.player }, el("td", {}, String(i + 1)),
+      el("td", {}, s.player + (s.forfeit ? " (forfeit)" : "")), num(String(s.seeger_fabian)), num(s.per_deal.toFixed(1)),
+      num(s.ci95 == null ? "" : s.ci95.toFixed(1)), num(String(s.deals)), num(String(s.declared)), num(String(s.won)),
+      num(String(s.timeouts))))
+      : [el("tr", {}, el("td", { colspan: "9", class: "hint" }, "no deal scored yet"))])];
+}
+
+function pointTableRows(tables) {
+  return [head("table", "seats", "#deals", ""), ...tables.map(t => el("tr",
+    { "data-table": t.table, "data-deals": t.deals, "data-players": t.players.join(",") },
+    el("td", {}, tableLink(t)), el("td", {}, t.players.join(", ")), num(t.deals + "/" + t.of), el("td", {}, tableState(t))))];
+}
+
 function ordinal(p) {
   const tens = p % 100, ones = p % 10;
   return p + (tens >= 10 && tens <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" })[ones] || "th");
+}
+
+function placeStandings(rows) {
+  return [head("#", "player", "#place pts/table", "#\u00b1\u00a095\u00a0%", "#tables", "#wins", "#mean coins", "#deals",
+    "#time-outs", "places"),
+    ...(rows.length ? rows.map((s, i) => el("tr", { "data-player": s.player }, el("td", {}, String(i + 1)),
+      el("td", {}, s.player + (s.forfeit ? " (forfeit)" : "")), num(s.per_table.toFixed(2)),
+      num(s.ci95 == null ? "" : s.ci95.toFixed(2)), num(String(s.tables)), num(String(s.wins)), num(s.mean_coins.toFixed(2)),
+      num(String(s.deals)), num(String(s.timeouts)),
+      el("td", {}, Object.entries(s.places).map(([p, n]) => ordinal(Number(p)) + " " + n).join(", "))))
+      : [el("tr", {}, el("td", { colspan: "10", class: "hint" }, "no table has finished yet"))])];
+}
+
+function placeTableRows(tables) {
+  return [head("table", "seats", "#deals", "#done", "places", ""), ...tables.map(t => {
+    const seats = t.players.map((p, seat) => ({ p, seat }));
+    const places = t.places ? seats.slice().sort((a, b) => t.places[a.seat] - t.places[b.seat] || a.seat - b.seat)
+      .map(({ p, seat }) => ordinal(t.places[seat]) + " " + p + " (" + t.coins[seat] + ")").join(", ")
+      : t.broken ? "log does not fold: " + t.broken
+      : "lives lost: " + seats.map(({ p, seat }) => p + " " + (t.lost[seat] || 0)).join(", ");
+    return el("tr", Object.assign({ "data-table": t.table, "data-progress": t.progress, "data-players": t.players.join(",") },
+      t.places ? { "data-places": t.places.join(",") } : {}),
+      el("td", {}, tableLink(t)), el("td", {}, t.players.join(", ")),
+      num(String(t.deals)), num(Math.floor(100 * t.progress) + "\u00a0%"), el("td", {}, places), el("td", {}, tableState(t)));
+  })];
+}
+
+function showScoring(m) {
+  let scoring = document.getElementById("scoring");
+  if (!scoring) { scoring = el("p", { class: "hint", id: "scoring" }); document.getElementById("standings").after(scoring); }
+  scoring.textContent = m.scoring ? "(" + m.scoring + ")" : "";
 }
 
 function placeTournament(m) {
@@ -107,33 +184,80 @@ function placeTournament(m) {
   document.getElementById("title").textContent = m.title + " tournament " + m.id;
   fill("where", m.progress.toFixed(1) + "/" + m.of + " tables (" + m.deals + " deals)" + (m.done ? " \u2014 finished" : ""));
   Object.assign(document.body.dataset, { game: m.game, deals: m.deals, finished: m.finished, done: m.done ? "1" : "0" });
-  const num = (text) => el("td", { class: "num" }, text);
-  fill("standings", el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", { class: "num" }, "place pts/table"),
-    el("th", { class: "num" }, "\u00b1\u00a095\u00a0%"), el("th", { class: "num" }, "tables"), el("th", { class: "num" }, "wins"),
-    el("th", { class: "num" }, "mean coins"), el("th", { class: "num" }, "deals"), el("th", { class: "num" }, "time-outs"),
-    el("th", {}, "places")),
-    ...(m.standings.length ? m.standings.map((s, i) => el("tr", { "data-player": s.player }, el("td", {}, String(i + 1)),
-      el("td", {}, s.player + (s.forfeit ? " (forfeit)" : "")), num(s.per_table.toFixed(2)),
-      num(s.ci95 == null ? "" : s.ci95.toFixed(2)), num(String(s.tables)), num(String(s.wins)), num(s.mean_coins.toFixed(2)),
-      num(String(s.deals)), num(String(s.timeouts)),
-      el("td", {}, Object.entries(s.places).map(([p, n]) => ordinal(Number(p)) + " " + n).join(", "))))
-      : [el("tr", {}, el("td", { colspan: "10", class: "hint" }, "no table has finished yet"))]));
-  let scoring = document.getElementById("scoring");
-  if (!scoring) { scoring = el("p", { class: "hint", id: "scoring" }); document.getElementById("standings").after(scoring); }
-  scoring.textContent = "(" + m.scoring + ")";
-  fill("ttables", el("tr", {}, el("th", {}, "table"), el("th", {}, "seats"), el("th", { class: "num" }, "deals"),
-    el("th", { class: "num" }, "done"), el("th", {}, "places"), el("th", {}, "")),
-    ...m.tables.map(t => {
-      const seats = t.players.map((p, seat) => ({ p, seat }));
-      const places = t.places ? seats.slice().sort((a, b) => t.places[a.seat] - t.places[b.seat] || a.seat - b.seat)
-        .map(({ p, seat }) => ordinal(t.places[seat]) + " " + p + " (" + t.coins[seat] + ")").join(", ")
-        : t.broken ? "log does not fold: " + t.broken
-        : "lives lost: " + seats.map(({ p, seat }) => p + " " + (t.lost[seat] || 0)).join(", ");
-      return el("tr", Object.assign({ "data-table": t.table, "data-progress": t.progress }, t.places ? { "data-places": t.places.join(",") } : {}),
-        el("td", {}, el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table)), el("td", {}, t.players.join(", ")),
-        num(String(t.deals)), num(Math.floor(100 * t.progress) + "\u00a0%"), el("td", {}, places),
-        el("td", {}, t.closed ? el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay") : "playing"));
-    }));
+  fill("standings", ...placeStandings(m.standings));
+  showScoring(m);
+  fill("ttables", ...placeTableRows(m.tables));
+}
+
+const SERIES_NOTES = {
+  "to be drawn": s => "Drawn by the standings once series " + (s.series - 1) + " has finished (Swiss).",
+  "waiting": () => "Drawn; no table has opened yet.",
+  "playing": () => "",
+  "done": () => "",
+};
+
+function seriesTournament(m) {
+  // A tournament of many entrants: the standings over every series, then each series with its
+  // state, its tables and players, and its own standings; the crosstable of the finished tables.
+  const places = m.ranking === "places";
+  const playing = m.series.filter(s => s.status === "playing").map(s => s.series);
+  document.getElementById("title").textContent = (m.game && m.game !== "skat" ? m.title + " tournament " : "Tournament ") + m.id;
+  fill("where", m.entrants.length + " entrants, " + m.series_count + " series (" + m.pairing + ") \u2014 " +
+    (places ? m.progress.toFixed(1) + "/" + m.of + " tables (" + m.deals + " deals)" : m.deals + "/" + m.of + " deals") +
+    (m.series.some(s => s.status === "to be drawn") ? " of the series drawn so far" : "") +
+    (m.done ? " \u2014 finished" : playing.length ? " \u2014 series " + playing.join(", ") + " playing" : ""));
+  Object.assign(document.body.dataset, { game: m.game, many: "1", deals: m.deals, done: m.done ? "1" : "0",
+    series: m.series.map(s => s.status).join(",") });
+  document.getElementById("tablesbox").classList.add("hidden");
+  fill("standings", ...(places ? placeStandings(m.standings) : pointStandings(m.standings)));
+  showScoring(m);
+  fill("series", ...m.series.map(s => {
+    const panel = el("div", { class: "panel series " + s.status.replaceAll(" ", "-"), "data-series": s.series, "data-status": s.status },
+      el("h2", {}, "Series " + s.series + " of " + m.series_count + " \u2014 " + s.status));
+    const note = s.reason ? s.reason + "." : SERIES_NOTES[s.status](s);
+    if (note) panel.append(el("p", { class: "hint reason" }, note));
+    if (s.tables.length) {
+      panel.append(el("table", { class: "won series-tables" }, ...(places ? placeTableRows(s.tables) : pointTableRows(s.tables))));
+    }
+    if (s.standings.length) {
+      panel.append(el("h3", {}, "Standings of series " + s.series), el("div", { class: "scroll" },
+        el("table", { class: "won series-standings" }, ...(places ? placeStandings(s.standings) : pointStandings(s.standings)))));
+    }
+    return panel;
+  }));
+  showCrosstable(m);
+}
+
+function signed(x) {
+  const text = Number.isInteger(x) ? String(x) : x.toFixed(1);
+  return x > 0 ? "+" + text : text;
+}
+
+function showCrosstable(m) {
+  // Each pair's record at the tables they shared (results.json's crosstable): the row's entrant
+  // finished ahead of the column's, behind it, level; the margin in Seeger-Fabian points (Skat)
+  // or place points. Columns are numbered by the rows, in the order of the standings.
+  const cross = m.crosstable || {};
+  const box = document.getElementById("crossbox");
+  box.classList.toggle("hidden", !Object.keys(cross).length);
+  if (!Object.keys(cross).length) return;
+  const order = m.standings.map(s => s.player);
+  for (const p of m.entrants) if (!order.includes(p)) order.push(p);
+  const finished = m.series.reduce((n, s) => n + s.tables.filter(t => t.closed).length, 0);
+  fill("crosshint", "Row against column: tables finished ahead\u2013behind (=\u00a0level), and the margin in " +
+    (m.ranking === "places" ? "place points" : "Seeger-Fabian points") + ", over the " + finished + " finished tables" +
+    (m.done ? "." : " so far."));
+  fill("crosstable", el("tr", {}, el("th", {}, "#"), el("th", {}, "entrant"), ...order.map((p, i) => el("th", { class: "num", title: p }, String(i + 1)))),
+    ...order.map((a, i) => el("tr", { "data-player": a }, el("td", {}, String(i + 1)), el("td", {}, a), ...order.map(b => {
+      if (a === b) return el("td", { class: "num self" }, "\u00d7");
+      const r = (cross[a] || {})[b];
+      if (!r) return el("td", { class: "num" }, "");
+      return el("td", { class: "num", "data-against": b, "data-tables": r.tables, "data-ahead": r.ahead, "data-behind": r.behind,
+        "data-level": r.level, "data-margin": r.margin,
+        title: a + " against " + b + ": " + r.tables + " table" + (r.tables === 1 ? "" : "s") + ", ahead " + r.ahead + ", behind " +
+          r.behind + ", level " + r.level + ", margin " + signed(r.margin) },
+        r.ahead + "\u2013" + r.behind + (r.level ? " =" + r.level : ""), el("br"), el("span", { class: "margin" }, signed(r.margin)));
+    }))));
 }
 
 // --- a table, watched or played --------------------------------------------------------------
