@@ -393,7 +393,8 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def header_line(match: Match) -> str:
+def header_line(match: Match, how: str = "pure engine") -> str:
+    """The match's first line: the test, its bounds, and ``how`` its pairs are played."""
     spec = match.spec
     table = (
         "one table of 3 deals played 4 times"
@@ -402,7 +403,7 @@ def header_line(match: Match) -> str:
     )
     return (
         f"SPRT {match.candidate} vs {match.baseline} at {'Skat' if match.game == SKAT else 'Thirty-one'} "
-        f"(pure engine): H0 mean {_g(spec.h0)}, H1 mean {_g(spec.h1)} {match.unit}; alpha {_g(spec.alpha)}, "
+        f"({how}): H0 mean {_g(spec.h0)}, H1 mean {_g(spec.h1)} {match.unit}; alpha {_g(spec.alpha)}, "
         f"beta {_g(spec.beta)}; LLR bounds ({spec.lower:.2f}, {spec.upper:.2f}); "
         f"{spec.min_pairs} to {match.max_pairs} pairs, a pair being {table}"
         + ("; the candidate seeded apart" if match.reseed else "")
