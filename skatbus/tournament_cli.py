@@ -989,11 +989,10 @@ async def _tournament(
                 if conflict:
                     raise UsageError(f"--resume {args.resume}: {conflict}")
                 print("Resuming:", end=" ")
-                _announce(state_config, stack, settings)
-        if config is not None:
-            _announce(config, stack, settings)
+                _announce(state_config, stack, settings, public_key_of(signing_key(args)))
         key = signing_key(args)
-        print(f"Results will be signed by {public_key_of(key)} (skat verify --key checks it).\n", flush=True)
+        if config is not None:
+            _announce(config, stack, settings, public_key_of(key))
         results = await run_tournament(
             nc, config, resume=args.resume, out_dir=args.out, on_created=on_created, sign_key=key
         )
@@ -1096,8 +1095,9 @@ def _changed(rules: Any) -> dict[str, Any]:
     }
 
 
-def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings) -> None:
-    """The tournament's id, its seats and tables, and for every remote player how to connect."""
+def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings, signer: str = "") -> None:
+    """The tournament's id, its seats and tables, the commitment to its seed and the key that
+    will sign its results (``signer``), and for every remote player how to connect."""
     seating = ", ".join(e if e in config.bots else f"{e} (remote)" for e in config.entrants)
     remote = [e for e in config.entrants if e not in config.bots]
     mode = " (duplicate: every deal once per seat rotation)" if config.duplicate else ""
@@ -1122,6 +1122,8 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
             f"Commitment: {config.commitment} (sha256 of the secret seed, revealed at the end: skat verify checks it)",
             flush=True,
         )
+    if signer:
+        print(f"Signed by: {signer} (the results will be; skat verify --key checks it)", flush=True)
     print(flush=True)
     if not remote:
         return
