@@ -24,6 +24,17 @@ Skat's over the tables' whole logs, ``PointTables``). Under the fair scheme ever
 commitment and how many nonces were given; nothing sent to a page ever carries the server seed
 (``config.seed``, secret until results.json reveals it) or a table seed: a page gets chosen
 fields, never the config or a ``TableSpec`` (whose legacy seed is made from the server seed).
+
+Withheld feeds. The tables of a duplicate series play the same deals at the same time, each at
+its own pace, and a tournament that seats remote entrants at them withholds their spectator
+feeds from the players (``protocol.tournament.table_feed``). This page is served to anyone on
+the machine, a player of that tournament too (whose seat page the same server serves), so it
+withholds them as well: such a table is not watched, not replayed and not offered in the lobby
+(``Feeds.withheld``), and a tournament's page shows of such a series' tables only that they
+play and how many deals they have done, ranking only the tables of series that have ended
+(``withheld_tables``), until every table that plays the same deals has closed. A finished
+sibling's scores tell a player still at the deal what it holds as surely as a running one's.
+A seat's own table is the seat's to see, as always.
 """
 
 from __future__ import annotations
@@ -31,8 +42,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final
 
 import msgspec
@@ -55,6 +67,7 @@ from protocol.lifecycle import LogError
 from protocol.series import crosstable, series_standings
 from protocol.skat.table import TableState
 from protocol.skat.views import SPECTATOR, view
+from protocol.subjects import STREAM as TABLES_STREAM
 from protocol.subjects import check_token, event_name, log_kind, table_log
 from protocol.thirty_one.events import TAGS as T31_TAGS
 from protocol.thirty_one.events import T31DealEnded, T31DealScored
@@ -67,6 +80,7 @@ from protocol.tournament import (
     TournamentState,
     ranked_by_places,
     standings_of,
+    table_feed,
     table_outcome,
 )
 from services import logs
@@ -96,6 +110,8 @@ class Mailbox:
         self.kept: list[bytes] = []
         self.changed = asyncio.Event()
         self.closed = False
+        self.ended = False
+        """The page's stream ends once what is put so far is sent (``end``)."""
 
     def put(self, data: bytes, key: str = "", keep: bool = False) -> None:
         if keep:
@@ -110,10 +126,19 @@ class Mailbox:
         self.closed = True
         self.changed.set()
 
+    def end(self, data: bytes) -> None:
+        """One last message (never skipped), after which the page's stream ends."""
+        self.put(data, keep=True)
+        self.ended = True
+
     async def get(self, timeout: float) -> list[bytes]:
         """The newest messages not yet taken (none after ``timeout`` seconds)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.changed.wait(), timeout)
+        return self.drain()
+
+    def drain(self) -> list[bytes]:
+        """The messages not yet taken, now."""
         self.changed.clear()
         out, self.kept, self.data = [*self.kept, *self.data.values()], [], {}
         return out
@@ -122,6 +147,52 @@ class Mailbox:
 FINAL_STATES: Final = (DealEnded, T31DealScored)
 """Events after which the table's state is a deal's last (its last trick, its showdown and
 lives): a page never skips that state, even when the next deal follows within milliseconds."""
+
+
+WITHHELD_UNKNOWN: Final = (
+    "withheld until every table that plays its deals has closed: its feed is withheld from the players"
+)
+"""Why a withheld table of no tournament this store holds is refused (``Feeds.withheld``)."""
+WITHHELD_NOTICE: Final = _ENCODER.encode(
+    {"kind": "withheld", "reason": "withheld: this table plays the same deals as others of its series"}
+)
+"""The last message a spectator's page gets from a table that opened withheld while it watched."""
+SERIES_TABLE: Final = re.compile(r"(?P<tid>[A-Za-z0-9_-]+)-s[0-9]+t[0-9]+")
+"""A table of a tournament of many entrants, named as ``protocol.tournament.series_tables`` names
+them: ``<tournament>-s<series>t<table>``."""
+
+
+def withheld_reason(tid: str, spec: TableSpec) -> str:
+    """Why a spectator may not see a table of ``spec``'s duplicate group yet."""
+    if spec.series:
+        return f"withheld until series {spec.series} of tournament {tid} has ended: its tables play the same deals"
+    return f"withheld until the tables of group {spec.group} of tournament {tid} have closed: they play the same deals"
+
+
+def withheld_tables(config: TournamentConfig, state: TournamentState, closed: Iterable[str]) -> set[str]:
+    """The tables whose results a tournament's page may not show yet: when its tables' feeds
+    are withheld (``table_feed``), every table of a duplicate group (``TableSpec.group``: a
+    series) of which a table has still to close (``closed``, or finished in the tournament's
+    log). Even a finished table's scores tell a player still at the same deals what they hold;
+    once all of the group's tables have closed, nothing is left to tell."""
+    if table_feed(config) != "withheld":
+        return set()
+    done = set(closed) | set(state.finished)
+    running = {spec.group for spec in state.tables if spec.table not in done}
+    return {spec.table for spec in state.tables if spec.group in running}
+
+
+def _visible(state: TournamentState, hidden: set[str]) -> TournamentState:
+    """``state`` as the page may show it: without the finished tables that are ``hidden``."""
+    out = TournamentState()
+    out.config, out.tables, out.done = state.config, state.tables, state.done
+    out.finished = {t: f for t, f in state.finished.items() if t not in hidden}
+    return out
+
+
+def _opening(stored: list[Any]) -> TableOpened | TableOpenedV2 | None:
+    first = stored[0].event if stored else None
+    return first if isinstance(first, TableOpened | TableOpenedV2) else None
 
 
 def spectator_message(state: TableState) -> bytes:
@@ -163,6 +234,9 @@ class TableFeed:
         """A Thirty-one table's ended deals (the hands shown): the sheet shows them."""
         self.last_seq = 0
         self.watchers: set[Mailbox] = set()
+        self.gated: set[Mailbox] = set()
+        """Spectators' pages that were let in while the table was not known to be withheld:
+        should it open withheld, they get ``WITHHELD_NOTICE`` instead, and no more."""
         self.broken = ""
         self.listeners: list[Callable[[Any], None]] = []
         self._sub: Any = None
@@ -180,10 +254,22 @@ class TableFeed:
             with contextlib.suppress(Exception):
                 await self._sub.unsubscribe()
 
-    def watch(self, mailbox: Mailbox) -> None:
+    @property
+    def withheld(self) -> bool:
+        """Whether the table was opened with its spectator feed withheld from the players."""
+        return getattr(self.state, "feed", "public") == "withheld"
+
+    def watch(self, mailbox: Mailbox, gated: bool = False) -> None:
+        """Send ``mailbox`` the table's messages from now on. ``gated``: a spectator's, let in
+        while the table was not known to be withheld; it is cut off as soon as it is."""
+        if gated and self.withheld:
+            mailbox.end(WITHHELD_NOTICE)
+            return
         if self._message:
             mailbox.put(self._message, "table")
         self.watchers.add(mailbox)
+        if gated:
+            self.gated.add(mailbox)
 
     async def _on_event(self, msg: Msg) -> None:
         index = index_of((msg.headers or {}).get("Nats-Msg-Id", ""), self.table)
@@ -236,6 +322,11 @@ class TableFeed:
 
     def _publish(self, keep: bool = False) -> None:
         self._message = self.message()
+        if self.gated and self.withheld:  # opened withheld under a spectator's eyes: not one event
+            for mailbox in self.gated:
+                mailbox.end(WITHHELD_NOTICE)
+            self.watchers -= self.gated
+            self.gated.clear()
         for mailbox in self.watchers:
             mailbox.put(self._message, "table", keep=keep)
 
@@ -259,6 +350,10 @@ class Feeds:
         self.tables: dict[str, TableFeed] = {}
         self._users: dict[str, int] = {}
         self._lock = asyncio.Lock()
+        self._readers: dict[str, TournamentReader] = {}
+        """The tournaments in the store, each log read on from where the last read ended."""
+        self._tables_stored = False
+        """Whether the store's stream of table logs has been seen (it is never taken away)."""
 
     async def open(self, table: str) -> TableFeed:
         async with self._lock:
@@ -277,6 +372,7 @@ class Feeds:
                 return
             if mailbox is not None:
                 feed.watchers.discard(mailbox)
+                feed.gated.discard(mailbox)
             self._users[table] -= 1
             if self._users[table] <= 0:
                 del self.tables[table], self._users[table]
@@ -290,17 +386,30 @@ class Feeds:
     # --- the lobby --------------------------------------------------------------------------
 
     async def lobby(self) -> dict[str, Any]:
-        """The open tables (with their game and players) and the tournaments in the store."""
+        """The open tables (with their game and players) and the tournaments in the store. An
+        open table whose feed is withheld is listed with the reason (``withheld``) instead of
+        being offered to watch: it is running, so its group has not ended."""
+        states = {tid: await self.tournament(tid) for tid in await self.tournament_ids()}
+        specs = {
+            spec.table: (tid, spec, state.config)
+            for tid, state in states.items()
+            if state.config is not None
+            for spec in state.tables
+        }
         tables = []
         for table in (await self.store.open_tables())[:500]:
-            opened = await self.store.read(table, limit=1)
-            first = opened[0].event if opened else None
-            players = list(first.players) if isinstance(first, TableOpened | TableOpenedV2) else []
+            first = _opening(await self.store.read(table, limit=1))
+            players = list(first.players) if first is not None else []
             game = first.game if isinstance(first, TableOpenedV2) else "skat"
-            tables.append({"table": table, "game": game, "title": game_title(game), "players": players})
+            entry = {"table": table, "game": game, "title": game_title(game), "players": players}
+            tid, spec, config = specs.get(table, ("", None, None))
+            if spec is not None and config is not None and table_feed(config) == "withheld":
+                entry["withheld"] = withheld_reason(tid, spec)
+            elif first is not None and first.feed == "withheld":
+                entry["withheld"] = withheld_reason(tid, spec) if spec is not None else WITHHELD_UNKNOWN
+            tables.append(entry)
         tournaments = []
-        for tid in await self.tournament_ids():
-            state = await self.tournament(tid)
+        for tid, state in states.items():
             if state.config is None:
                 continue
             tournaments.append(
@@ -317,6 +426,17 @@ class Feeds:
             )
         return {"kind": "lobby", "tables": tables, "tournaments": tournaments}
 
+    async def _has_tables(self) -> bool:
+        """Whether the store holds a stream of table logs (a read of a store without one would
+        wait out the store's patience for a stream that is not there)."""
+        if not self._tables_stored:
+            try:
+                await self.nc.jetstream(timeout=2.0).stream_info(TABLES_STREAM)
+            except NotFoundError:
+                return False
+            self._tables_stored = True
+        return True
+
     async def tournament_ids(self) -> list[str]:
         js = self.nc.jetstream(timeout=2.0)
         try:
@@ -331,8 +451,51 @@ class Feeds:
         return ids
 
     async def tournament(self, tid: str) -> TournamentState:
-        """A tournament's log, folded (``TournamentReader``)."""
-        return await TournamentReader(self.nc, tid).read()
+        """A tournament's log, folded (``TournamentReader``; a tournament in the store is read
+        on from where the last read of it ended). Its state is shared: do not change it."""
+        reader = self._readers.get(tid) or TournamentReader(self.nc, tid)
+        state = await reader.read()
+        if state.config is not None:  # only tournaments that exist: an id in a path costs nothing kept
+            self._readers[tid] = reader
+        return state
+
+    async def withheld(self, table: str) -> str:
+        """Why a spectator may not watch or replay ``table`` yet; empty when it may.
+
+        A table's feed is withheld when its ``table_opened`` says so, or when it is a table of a
+        tournament whose tables' feeds are (``table_feed``: known before the table opens). It is
+        refused until every table of its duplicate group (``TableSpec.group``, the series) has
+        closed. A withheld table of no tournament in this store (whose siblings cannot be told)
+        is refused while it is open, while the tournament its name gives has not finished, and
+        while any open table plays from its seed (which is what makes deals the same)."""
+        check_token("table", table)
+        if not await self._has_tables():
+            return ""  # no table was ever stored here: none is withheld (nor is there any to see)
+        first = _opening(await self.store.read(table, limit=1))
+        named = SERIES_TABLE.fullmatch(table)
+        tid = named.group("tid") if named else ""
+        state = await self.tournament(tid) if tid else TournamentState()
+        spec = next((s for s in state.tables if s.table == table), None)
+        if spec is not None and state.config is not None:
+            if table_feed(state.config) != "withheld" and (first is None or first.feed != "withheld"):
+                return ""
+            for sibling in state.tables:
+                if sibling.group != spec.group or sibling.table in state.finished:
+                    continue
+                if not await self.store.has_event(sibling.table, "table_closed"):
+                    return withheld_reason(tid, spec)
+            return ""
+        if first is None or first.feed != "withheld":
+            return ""
+        if not await self.store.has_event(table, "table_closed"):
+            return WITHHELD_UNKNOWN
+        if state.config is not None and not state.done:
+            return WITHHELD_UNKNOWN
+        for other in await self.store.open_tables():
+            opening = _opening(await self.store.read(other, limit=1))
+            if opening is not None and opening.seed == first.seed:
+                return WITHHELD_UNKNOWN
+        return ""
 
 
 async def _has_tournament_stream(js: Any) -> bool:
@@ -566,10 +729,12 @@ class TournamentFeed:
         config = self.state.config
         assert config is not None
         if self.places is not None:
-            message = self.places.message(self.tid, self.state)
+            hidden = withheld_tables(config, self.state, self.places.closed)
+            message = self.places.message(self.tid, self.state, hidden)
             by_series = self.places.series
         else:
             assert self.points is not None
+            hidden = withheld_tables(config, self.state, self.points.closed)
             message = self.points.message(self.tid, self.state)
             by_series = self.points.series
         rows = {t["table"]: t for t in message.pop("tables")}
@@ -577,8 +742,8 @@ class TournamentFeed:
             many=True,
             pairing=config.pairing,
             series_count=config.series,
-            series=series_view(config, self.state, rows, by_series, self.opened),
-            crosstable=crosstable(config, self.state),
+            series=series_view(config, self.state, rows, by_series, self.opened, hidden),
+            crosstable=crosstable(config, _visible(self.state, hidden)),
         )
         return message
 
@@ -616,10 +781,12 @@ def series_view(
     rows: dict[str, dict[str, Any]],
     standings: dict[int, list[Any]],
     opened: set[str],
+    hidden: Collection[str] = (),
 ) -> list[dict[str, Any]]:
     """Each series of a tournament of many entrants: its number, state (``SERIES_STATES``), why
     it was drawn when it was (``SeriesDrawn.reason``), its tables (``rows``, the game's view of
-    each table) and its standings (``standings``, by series number)."""
+    each table) and its standings (``standings``, by series number); ``withheld`` when tables
+    of it are ``hidden`` (``withheld_tables``: the rows say only how far they are)."""
     out = []
     for number in range(1, config.series + 1):
         specs: list[TableSpec] = state.series_of(number)
@@ -628,6 +795,7 @@ def series_view(
                 **rows.get(s.table, {"table": s.table, "players": s.players}),
                 "series": number,
                 "opened": s.table in opened,
+                **({"withheld": True} if s.table in hidden else {}),
             }
             for s in specs
         ]
@@ -646,6 +814,7 @@ def series_view(
                 "reason": state.redrawn.get(number, ""),
                 "tables": tables,
                 "standings": standings.get(number, []),
+                "withheld": any(s.table in hidden for s in specs),
             }
         )
     return out
@@ -676,7 +845,10 @@ class PointTables:
     Ranking a big tournament's logs takes a while, and its tables score many deals a second:
     it is done off the event loop, one ranking at a time, and the reads that came while one ran
     share the next one rather than each starting its own. A message shows one ranking's
-    snapshot, its tables' deals included, so the tables and the standings always agree."""
+    snapshot, its tables' deals included, so the tables and the standings always agree.
+
+    A ranking leaves out the tables whose results are withheld (``withheld_tables``, by the
+    tables closed when it was made), and ranks again once they are not."""
 
     def __init__(self, config: TournamentConfig, store: EventStore) -> None:
         self.config = config
@@ -720,14 +892,16 @@ class PointTables:
 
     async def _rank(self, state: TournamentState) -> None:
         async with self._rank_lock:
-            if not self._dirty:
+            scored, closed = dict(self.scored), set(self.closed)
+            hidden = withheld_tables(self.config, state, closed)
+            if not self._dirty and hidden == self.ranked.hidden:
                 return  # ranked meanwhile, with what this read found
             self._dirty = False
             specs = list(state.tables)
             logs = {s.table: list(self.logs[s.table]) for s in specs if s.table in self.logs}
-            scored, closed = dict(self.scored), set(self.closed)
-            standings, series = await asyncio.to_thread(_ranked, self.config, specs, logs)
-            self.ranked = _Ranking(standings, series, scored, closed, set(logs))
+            shown = {t: log for t, log in logs.items() if t not in hidden}
+            standings, series = await asyncio.to_thread(_ranked, self.config, specs, shown)
+            self.ranked = _Ranking(standings, series, scored, closed, set(logs), hidden)
 
     @property
     def series(self) -> dict[int, list[Any]]:
@@ -736,7 +910,8 @@ class PointTables:
 
     def message(self, tid: str, state: TournamentState) -> dict[str, Any]:
         """The page's message: deals scored of the drawn tables' deals, the standings as
-        results.json gives them, and per table its deals scored and whether it is open or closed."""
+        results.json gives them, and per table its deals scored and whether it is open or closed
+        (nothing else of any table: the standings leave out the withheld ones)."""
         ranked = self.ranked
         tables = []
         for spec in state.tables:
@@ -776,6 +951,8 @@ class _Ranking:
     scored: dict[str, int] = dataclasses.field(default_factory=dict)
     closed: set[str] = dataclasses.field(default_factory=set)
     opened: set[str] = dataclasses.field(default_factory=set)
+    hidden: set[str] = dataclasses.field(default_factory=set)
+    """The tables left out of these standings (``withheld_tables``)."""
 
 
 PLACES_SCORED: Final = event_name(T31_TAGS[T31DealScored])
@@ -794,7 +971,11 @@ class PlaceTables:
     ``table_finished`` records). A running table's progress is measured as the runner's
     progress line measures it (``game_progress``): by the lives lost in its scored deals, or
     its deals against ``max_deals``. Folding is done off the event loop (a long game's log is
-    thousands of events)."""
+    thousands of events).
+
+    Of a table whose results are withheld (``withheld_tables``) it shows only its deals and
+    whether it has closed: no lives, no places, no coins, progress by its deals alone, and the
+    standings leave it out until they are not withheld."""
 
     def __init__(self, config: TournamentConfig, store: EventStore) -> None:
         self.config = config
@@ -818,7 +999,14 @@ class PlaceTables:
         """As JSON builtins (``_ranked``)."""
         self.series: dict[int, list[Any]] = {}
         """A tournament of many entrants: each series' standings over its finished tables."""
+        self.ranked: set[str] = set()
+        """The tables ``standings`` and ``series`` are made from."""
         self._lock = asyncio.Lock()
+
+    @property
+    def closed(self) -> set[str]:
+        """The tables known to have closed."""
+        return set(self.logs) | set(self.broken)
 
     async def read(self, state: TournamentState) -> None:
         """Every running table's scored deals from the store, and the logs of those that closed."""
@@ -830,6 +1018,8 @@ class PlaceTables:
                     self.scored.setdefault(spec.table, {})[stored.event.deal] = stored.event
             if spec.table in state.finished or await self.store.has_event(spec.table, "table_closed"):
                 await self.finished(spec.table, state)
+        async with self._lock:
+            await self._rank(state)  # a series drawn, or finished in the log: withheld or not
 
     async def seen(self, table: str, event: Any, state: TournamentState) -> bool:
         """An event from a table's live subject; whether it changed anything."""
@@ -854,14 +1044,23 @@ class PlaceTables:
             except (LogError, ValueError, KeyError) as exc:
                 self.broken[table] = str(exc)[:200]
                 logs.get(table=table).warning("web_log_does_not_fold", error=self.broken[table])
-                return True
-            if outcome is None:
+                outcome = None
+            if outcome is not None:
+                self.logs[table], self.outcomes[table] = log, outcome
+            elif table not in self.broken:
                 self.broken[table] = "the log opens no table"
-                return True
-            self.logs[table], self.outcomes[table] = log, outcome
-            ranked = await asyncio.to_thread(_ranked, self.config, list(state.tables), dict(self.logs))
-            self.standings, self.series = ranked
+            await self._rank(state)
             return True
+
+    async def _rank(self, state: TournamentState) -> None:
+        """The standings over the finished tables not withheld, if those are not the ones they
+        are made from (under the lock)."""
+        hidden = withheld_tables(self.config, state, self.closed)
+        shown = {t: log for t, log in self.logs.items() if t not in hidden}
+        if set(shown) == self.ranked:
+            return
+        self.standings, self.series = await asyncio.to_thread(_ranked, self.config, list(state.tables), shown)
+        self.ranked = set(shown)
 
     def progress(self, table: str, players: int) -> tuple[float, list[int], int]:
         """A table's progress (0 to 1, ``game_progress``), lives lost per seat, deals played."""
@@ -876,16 +1075,21 @@ class PlaceTables:
         closed = table in self.broken
         return game_progress(lost, self.lives, played, self.max_deals, closed), lost, played
 
-    def message(self, tid: str, state: TournamentState) -> dict[str, Any]:
+    def message(self, tid: str, state: TournamentState, hidden: Collection[str] = ()) -> dict[str, Any]:
         """The page's message: tables done (each running one by how far its game has come, as
         the runner's progress line counts them), deals played, the standings as results.json
-        gives them, and per table its progress, or once finished its places, coins and deals."""
+        gives them, and per table its progress, or once finished its places, coins and deals;
+        of a ``hidden`` table (``withheld_tables``) only its deals and whether it has closed."""
         tables = []
         done = 0.0
         for spec in state.tables:
             progress, lost, deals = self.progress(spec.table, len(spec.players))
-            done += progress
             outcome = self.outcomes.get(spec.table)
+            closed = outcome is not None or spec.table in self.broken
+            if spec.table in hidden:  # by its deals alone: lost lives tell how the deals went
+                progress = game_progress([0] * len(spec.players), self.lives, deals, self.max_deals, closed)
+                lost, outcome = [], None
+            done += progress
             tables.append(
                 {
                     "table": spec.table,
@@ -893,10 +1097,10 @@ class PlaceTables:
                     "deals": deals,
                     "progress": progress,
                     "lost": lost,
-                    "closed": outcome is not None or spec.table in self.broken,
+                    "closed": closed,
                     "places": outcome.places if outcome is not None else None,
                     "coins": outcome.coins if outcome is not None else None,
-                    "broken": self.broken.get(spec.table, ""),
+                    "broken": "" if spec.table in hidden else self.broken.get(spec.table, ""),
                 }
             )
         return {

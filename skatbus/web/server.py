@@ -17,6 +17,11 @@ Who may do what:
   allows. Beyond loopback it serves only over TLS, and every spectator page and feed needs the
   spectator token (``spectator_url``), which opens no seat. The script and stylesheet
   (``/static/``) are the package's own files, the same for everyone: they need no token.
+- A table whose spectator feed is withheld from the players (a duplicate series of a tournament
+  with remote entrants: its tables play the same deals) is not watched nor replayed here either
+  (403, with the reason) until every table of its series has closed, and the lobby offers it to
+  no one: the page is a spectator's, whoever opens it, and may show no more than the players may
+  see (``Feeds.withheld``). A seat sees its own table as always.
 - Every request's ``Host`` must name this server (a page on another site cannot reach it by
   DNS rebinding), a move must carry ``X-Skat: 1`` (which a cross-site form cannot send), and
   every id in a path is checked as a subject token before it is used.
@@ -137,7 +142,7 @@ class WebServer:
         app.add_routes(
             [
                 web.get("/", self._static("index.html")),
-                web.get("/table/{table}", self._static("table.html")),
+                web.get("/table/{table}", self._table_page),
                 web.get("/tournament/{tid}", self._static("tournament.html")),
                 web.get("/play/{player}", self._play_page),
                 web.get("/static/web.js", self._static("web.js", "text/javascript")),
@@ -295,6 +300,23 @@ class WebServer:
     async def _stylesheet(self, request: web.Request) -> web.StreamResponse:
         return web.Response(body=self._css, content_type="text/css", charset="utf-8")
 
+    async def _refuse_withheld(self, table: str) -> None:
+        """Raise the 403 that refuses a spectator a withheld table (``Feeds.withheld``); a 503
+        when the store cannot tell now (refused too: nothing is shown that may be withheld)."""
+        assert self.feeds is not None
+        try:
+            reason = await self.feeds.withheld(table)
+        except Exception as exc:  # the store away or slow: one line for the page, one in the log
+            self.log.warning("web_withheld_unknown", table=table, error=repr(exc)[:200])
+            raise web.HTTPServiceUnavailable(text="cannot read the store now; try again\n") from None
+        if reason:
+            raise web.HTTPForbidden(text=reason + "\n")
+
+    async def _table_page(self, request: web.Request) -> web.StreamResponse:
+        table = self._id(request, "table", "table")
+        await self._refuse_withheld(table)
+        return web.Response(body=self._pages["table.html"], content_type="text/html", charset="utf-8")
+
     async def _play_page(self, request: web.Request) -> web.StreamResponse:
         player = self._id(request, "player", "player")
         if player not in self.seats:
@@ -314,6 +336,7 @@ class WebServer:
 
         table = self._id(request, "table", "table")
         assert self.feeds is not None
+        await self._refuse_withheld(table)
         stored = await self.feeds.store.read(table)
         events = [s.event for s in stored if s.event is not None]
         if not events or not isinstance(events[-1], TableClosed):
@@ -350,6 +373,10 @@ class WebServer:
                     break
                 for data in messages:
                     await response.write(b"data: " + data + b"\n\n")
+                if mailbox.ended:  # its last message: taken now, if it came while these were written
+                    for data in mailbox.drain():
+                        await response.write(b"data: " + data + b"\n\n")
+                    break
                 if messages:
                     quiet_since = loop.time()
                 elif loop.time() - quiet_since >= HEARTBEAT:
@@ -385,12 +412,18 @@ class WebServer:
         return await self._stream(request, mailbox, tick, every=LOBBY_EVERY)
 
     async def _table_events(self, request: web.Request) -> web.StreamResponse:
+        """A spectator's view of a table. A withheld one is refused; one not known to be withheld
+        yet (not opened) is watched gated: should it open withheld, the stream ends there. Once
+        it has opened withheld and is let in, its series has ended: nothing is left to withhold."""
         table = self._id(request, "table", "table")
         assert self.feeds is not None
+        await self._refuse_withheld(table)
         mailbox = Mailbox()
         feed = await self.feeds.open(table)
-        feed.watch(mailbox)
         try:
+            if feed.withheld:  # opened withheld since the check: ask again, now by its own log
+                await self._refuse_withheld(table)
+            feed.watch(mailbox, gated=not feed.withheld)
             return await self._stream(request, mailbox)
         finally:
             await self.feeds.close(table, mailbox)

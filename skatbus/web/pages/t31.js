@@ -63,6 +63,8 @@ function t31Message(m, playing) {
   document.getElementById("skat-main").classList.add("hidden");
   document.getElementById("t31-main").classList.remove("hidden");
   if (m.kind === "seat") {
+    // The next table (a tournament's next series) counts its log positions from 0 again.
+    if (T31.seat && T31.seat.table !== m.table) Object.assign(T31, { answered: -1, pending: false });
     T31.seat = m;
     if (m.update.index > T31.answered) T31.pending = false;
     if (T31.spec && T31.spec.view && T31.spec.view.table !== m.table) T31.spec = null;

@@ -59,9 +59,13 @@ function stream(url, onMessage) {
 
 function lobby() {
   stream("/events/lobby", m => {
-    fill("tables", ...(m.tables.length ? m.tables.map(t => el("li", { "data-table": t.table, "data-game": t.game || "skat" },
-      el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table),
-      " \u2014 ", el("span", { class: "game" }, t.title || "Skat"), ": " + t.players.join(", ")))
+    // A table whose feed is withheld (its series' tables play the same deals) is not offered:
+    // its name and why, no link (the server refuses it to everyone until the series has ended).
+    fill("tables", ...(m.tables.length ? m.tables.map(t => el("li",
+      Object.assign({ "data-table": t.table, "data-game": t.game || "skat" }, t.withheld ? { "data-withheld": "1" } : {}),
+      t.withheld ? el("span", { class: "withheld" }, t.table) : el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table),
+      " \u2014 ", el("span", { class: "game" }, t.title || "Skat"), ": " + t.players.join(", "),
+      ...(t.withheld ? [" ", el("span", { class: "hint reason" }, "(" + t.withheld + ")")] : [])))
       : [el("li", { class: "hint" }, "no open tables")]));
     fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id, "data-game": t.game || "skat" },
       el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
@@ -117,10 +121,14 @@ function showFairness(f) {
       (f.digest ? " (digest " + f.digest.slice(0, 16) + "\u2026)" : "") : "; still open") + "."));
 }
 
-function tableLink(t) { return el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table); }
+function tableLink(t) {
+  // A withheld table (its series still playing the same deals) cannot be watched: no link.
+  return t.withheld ? el("span", { class: "withheld" }, t.table) : el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table);
+}
 function tableState(t) {
   // A table not opened yet waits; "opened" is only known for a tournament of many entrants.
-  return t.closed ? el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay")
+  // A withheld one that closed is replayed once its series has ended.
+  return t.closed ? (t.withheld ? "finished" : el("a", { href: "/replay/" + encodeURIComponent(t.table), class: "replay" }, "replay"))
     : t.opened === false ? "waiting" : "playing";
 }
 
@@ -137,7 +145,8 @@ function pointStandings(rows) {
 
 function pointTableRows(tables) {
   return [head("table", "seats", "#deals", ""), ...tables.map(t => el("tr",
-    { "data-table": t.table, "data-deals": t.deals, "data-players": t.players.join(",") },
+    Object.assign({ "data-table": t.table, "data-deals": t.deals, "data-players": t.players.join(",") },
+      t.withheld ? { "data-withheld": "1" } : {}),
     el("td", {}, tableLink(t)), el("td", {}, t.players.join(", ")), num(t.deals + "/" + t.of), el("td", {}, tableState(t))))];
 }
 
@@ -160,12 +169,13 @@ function placeStandings(rows) {
 function placeTableRows(tables) {
   return [head("table", "seats", "#deals", "#done", "places", ""), ...tables.map(t => {
     const seats = t.players.map((p, seat) => ({ p, seat }));
-    const places = t.places ? seats.slice().sort((a, b) => t.places[a.seat] - t.places[b.seat] || a.seat - b.seat)
+    const places = t.withheld ? "shown once the series has ended"
+      : t.places ? seats.slice().sort((a, b) => t.places[a.seat] - t.places[b.seat] || a.seat - b.seat)
       .map(({ p, seat }) => ordinal(t.places[seat]) + " " + p + " (" + t.coins[seat] + ")").join(", ")
       : t.broken ? "log does not fold: " + t.broken
       : "lives lost: " + seats.map(({ p, seat }) => p + " " + (t.lost[seat] || 0)).join(", ");
     return el("tr", Object.assign({ "data-table": t.table, "data-progress": t.progress, "data-players": t.players.join(",") },
-      t.places ? { "data-places": t.places.join(",") } : {}),
+      t.places ? { "data-places": t.places.join(",") } : {}, t.withheld ? { "data-withheld": "1" } : {}),
       el("td", {}, tableLink(t)), el("td", {}, t.players.join(", ")),
       num(String(t.deals)), num(Math.floor(100 * t.progress) + "\u00a0%"), el("td", {}, places), el("td", {}, tableState(t)));
   })];
@@ -216,6 +226,12 @@ function seriesTournament(m) {
       el("h2", {}, "Series " + s.series + " of " + m.series_count + " \u2014 " + s.status));
     const note = s.reason ? s.reason + "." : SERIES_NOTES[s.status](s);
     if (note) panel.append(el("p", { class: "hint reason" }, note));
+    if (s.withheld) {
+      panel.dataset.withheld = "1";
+      panel.append(el("p", { class: "hint withheld" }, "Its tables play the same deals: their results, this series' " +
+        "standings and its replays are shown once every table of it has finished (until then a player could learn " +
+        "from them what a deal holds)."));
+    }
     if (s.tables.length) {
       panel.append(el("table", { class: "won series-tables" }, ...(places ? placeTableRows(s.tables) : pointTableRows(s.tables))));
     }
@@ -243,7 +259,7 @@ function showCrosstable(m) {
   if (!Object.keys(cross).length) return;
   const order = m.standings.map(s => s.player);
   for (const p of m.entrants) if (!order.includes(p)) order.push(p);
-  const finished = m.series.reduce((n, s) => n + s.tables.filter(t => t.closed).length, 0);
+  const finished = m.series.reduce((n, s) => n + s.tables.filter(t => t.closed && !t.withheld).length, 0);
   fill("crosshint", "Row against column: tables finished ahead\u2013behind (=\u00a0level), and the margin in " +
     (m.ranking === "places" ? "place points" : "Seeger-Fabian points") + ", over the " + finished + " finished tables" +
     (m.done ? "." : " so far."));
@@ -276,6 +292,11 @@ function table() {
       if (m.game === "thirty-one") { t31Message(m, true); return; }
       showSkat(m);
       if (m.kind === "seat") {
+        if (T.seat && T.seat.table !== m.table) {
+          // The next table (a tournament's next series): its log positions start again from 0,
+          // so what was answered, picked or shown at the last table says nothing here.
+          Object.assign(T, { answered: -1, picked: [], pending: false, spec: null });
+        }
         T.seat = m;
         if (m.update.index > T.answered) T.pending = false;
       } else if (m.kind === "table" && (!T.seat || !m.view || m.view.table === T.seat.table)) T.spec = m;
@@ -284,7 +305,8 @@ function table() {
     setInterval(tickCountdown, 250);
   } else {
     document.body.dataset.mode = "spectator";
-    stream("/events/table/" + encodeURIComponent(who), m => {
+    const source = stream("/events/table/" + encodeURIComponent(who), m => {
+      if (m.kind === "withheld") { source.close(); status(m.reason); document.body.dataset.withheld = "1"; return; }
       if (m.game === "thirty-one") { t31Message(m, false); return; }
       showSkat(m);
       T.spec = m;
