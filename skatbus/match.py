@@ -28,6 +28,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import multiprocessing
 import signal
 import time
 from collections import deque
@@ -210,7 +211,9 @@ def engine_pairs(match: Match, jobs: int = 1) -> Iterator[Pair]:
         for index in range(match.max_pairs):
             yield job(index)
         return
-    pool = ProcessPoolExecutor(jobs, initializer=_worker_start)
+    # Spawned, not forked: a fork of a process with threads (the caller's, a test runner's) can
+    # hang in the child on a lock some thread held at the fork.
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start)
     ahead: deque[Future[Pair]] = deque()
     submitted = 0
     try:
