@@ -69,11 +69,18 @@ def draw_series(
     seated = {p for t in drawn for p in t.players}
     if drawn and not seated & out:
         return None
+    met = seating.pair_counts(t.players for t in state.tables if t.series < series)
     try:
         sizes = series_sizes(config, len(active))
     except ValueError:
-        return None  # too few left for the game's tables: play the series as drawn
-    met = seating.pair_counts(t.players for t in state.tables if t.series < series)
+        if drawn:
+            return None  # too few left for the game's tables: play the series as drawn
+        # A Swiss series not drawn yet: everyone, the forfeited seats played by the default action.
+        sizes = series_sizes(config, len(config.entrants))
+        seats = seating.swiss(ranking(config, logs, config.entrants), sizes, met, rotate=series - 1)
+        reason = f"Swiss: by the standings after series {series - 1}; " + ", ".join(sorted(out))
+        reason += " (forfeited) seated all the same: too few others to fill the tables"
+        return SeriesDrawn(series=series, tables=series_tables(config, series, seats), reason=reason)
     if config.pairing == "swiss" and not drawn:
         seats = seating.swiss(ranking(config, logs, active), sizes, met, rotate=series - 1)
         reason = f"Swiss: by the standings after series {series - 1}"

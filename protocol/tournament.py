@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -96,7 +96,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
     game_rules: dict[str, Any] = {}
     """A game other than Skat: its rules by name, as its ``table_opened/2`` records them (an
     option left out has its default)."""
-    series: int = 0
+    series: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
     """0: the entrants are one table's seats, playing ``groups`` sets of deals (in rotation).
     1 or more: any number of entrants, seated anew in each of this many series at tables of the
     game's size (``protocol.seating``); every table of a series plays the same deals when

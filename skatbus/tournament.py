@@ -14,6 +14,7 @@ import contextlib
 import csv
 import dataclasses
 import json
+import os
 import shutil
 import sys
 import time
@@ -153,26 +154,45 @@ class TournamentLog:
 
     async def append(self, tid: str, event: TournamentEvent) -> None:
         """Append after the last event we know, retrying through elections and restarts: the
-        message id (``<tid>:<position>``) makes a retry of an append that landed a no-op."""
-        headers = {
-            "Nats-Expected-Last-Subject-Sequence": str(self.last_seq),
-            "Nats-Msg-Id": f"{tid}:{self.count}",
-        }
+        message id (``<tid>:<position>``) makes a retry of an append that landed a no-op.
 
-        async def attempt() -> int:
-            try:
-                ack = await self.js.publish(f"skat.tournament.{tid}", _ENCODER.encode(event), headers=dict(headers))
-            except APIError as exc:
-                if exc.err_code in WRONG_LAST_SEQUENCE:
-                    landed = await self._landed(tid, headers["Nats-Msg-Id"])
-                    if landed is not None:  # an earlier attempt of ours was stored after all
-                        return landed
-                    raise RuntimeError(f"tournament {tid} was changed by someone else: is it running twice?") from exc
-                raise
-            return int(ack.seq)
+        A duplicate answer for another event means our position is stale (an earlier append
+        landed although every answer to it was lost, and it raised): the position is read again
+        from the log and the event appended after it, so it is never silently dropped."""
+        data = _ENCODER.encode(event)
+        for _ in range(3):
+            headers = {
+                "Nats-Expected-Last-Subject-Sequence": str(self.last_seq),
+                "Nats-Msg-Id": f"{tid}:{self.count}",
+            }
 
-        self.last_seq = await patiently(attempt, self.patience, "the tournament log")
-        self.count += 1
+            async def attempt(headers: dict[str, str] = headers) -> tuple[int, bool]:
+                try:
+                    ack = await self.js.publish(f"skat.tournament.{tid}", data, headers=dict(headers))
+                except APIError as exc:
+                    if exc.err_code in WRONG_LAST_SEQUENCE:
+                        landed = await self._landed(tid, headers["Nats-Msg-Id"])
+                        if landed is not None:  # an earlier attempt of ours was stored after all
+                            return landed, True
+                        raise RuntimeError(
+                            f"tournament {tid} was changed by someone else: is it running twice?"
+                        ) from exc
+                    raise
+                return int(ack.seq), bool(ack.duplicate)
+
+            seq, duplicate = await patiently(attempt, self.patience, "the tournament log")
+            if duplicate and not await self._holds(seq, data):
+                await self.read(tid)  # our position was stale: where the log really ends
+                continue
+            self.last_seq = seq
+            self.count += 1
+            return
+        raise RuntimeError(f"tournament {tid}: cannot find where its log ends")
+
+    async def _holds(self, seq: int, data: bytes) -> bool:
+        """Whether the stream's message ``seq`` is ``data`` (our own event, stored before)."""
+        stored = await patiently(lambda: self.js.get_msg(STREAM, seq), self.patience, "the tournament log")
+        return bytes(stored.data or b"") == data
 
     async def _landed(self, tid: str, my_id: str) -> int | None:
         """The sequence of the tournament's last event if it is the one with ``my_id``."""
@@ -486,7 +506,7 @@ async def _resumable(tlog: TournamentLog, tid: str, out_dir: Path) -> Tournament
     state = fold_tournament(await tlog.read(tid))
     if state.config is None:
         raise TournamentRefused(f"no tournament {tid!r} in this store to resume")
-    if state.done and (out_dir / tid / "results.json").exists():
+    if state.done and results_written(out_dir / tid):
         raise TournamentRefused(f"tournament {tid} has finished: its results are in {out_dir / tid / 'results.json'}")
     return state
 
@@ -1037,7 +1057,6 @@ def write_results(
     if sign_key is not None:
         results["files"]["signature"] = str(out / "signature.json")
         results["signed_by"] = public_key_of(sign_key)
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     with open(out / "standings.csv", "w", newline="") as f:
         w = csv.writer(f)
         if ranked_by_places(config.game):
@@ -1049,9 +1068,25 @@ def write_results(
             for index, event in enumerate(log):
                 f.write(encode_line(name, index, event))
     write_tournament_log(out / "tournament.jsonl", list(events or []))
+    # results.json after the files it sums up, in one step (a run whose results.json is there is
+    # finished: --resume refuses it), and the signature over them all last (until it is there,
+    # a signed run counts as unfinished, so --resume writes it all again).
+    partial = out / "results.json.partial"
+    partial.write_text(json.dumps(results, indent=2) + "\n")
+    os.replace(partial, out / "results.json")
     if sign_key is not None:
         sign_run(out, sign_key)
     return results
+
+
+def results_written(run: Path) -> bool:
+    """Whether a run folder holds its finished results: results.json, and the signature it
+    announces (``signed_by``) if any."""
+    try:
+        results = json.loads((run / "results.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return not (isinstance(results, dict) and "signed_by" in results and not (run / "signature.json").exists())
 
 
 def many_entrants_results(

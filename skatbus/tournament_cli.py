@@ -84,7 +84,7 @@ GAME_OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
 """Per game, its own options: dest -> (the flag, its value when not given)."""
 CONFIG_OPTIONS = frozenset(
     {"bots", "remote", "id", "groups", "duplicate", "seed", "players", "turn_seconds", "max_timeouts", "game",
-     *(name for options in GAME_OPTIONS.values() for name in options)}
+     "series", "pairing", "nonce_seconds", *(name for options in GAME_OPTIONS.values() for name in options)}
 )  # fmt: skip
 """Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
 MAX_TABLE_SUFFIX = len("-g999r3")
@@ -754,7 +754,10 @@ def stored_options(stored: TournamentConfig) -> dict[str, Any]:
         "duplicate": stored.duplicate,
         "seed": stored.seed,
         "game": stored.game,
-        "players": stored.seats,
+        "players": stored.table_size if stored.many else stored.seats,
+        "series": stored.series or None,
+        "pairing": stored.pairing,
+        "nonce_seconds": stored.nonce_seconds,
     }
     rules = stored.table_rules()
     for name in [*GAME_OPTIONS.get(stored.game, {}), "turn_seconds", "max_timeouts"]:
@@ -808,7 +811,9 @@ async def _run(
     if settings is None:
         # A local stack keeps its store in --out, so that an interrupted run can be resumed.
         store = os.path.join(args.out, "store")
-        if args.human and not args.auth:  # people play: users of our own, so nobody else reads the hands
+        if args.remote and not args.auth:
+            # Remote entrants (bots or people): users of our own, so that nobody else on this
+            # machine reads the hands or the tournament's seed (the stack's log holds both).
             from .web.cli import people_auth
 
             # Every remote entrant gets a user (a remote bot connects with its key file, printed).
@@ -867,15 +872,21 @@ async def _pause_interrupted(config: TournamentConfig, settings: ConnectionSetti
     interrupted"), so that no seat times out while nobody plays: best effort, within
     ``PAUSE_WITHIN`` seconds in all (a second signal stops waiting). ``--resume`` resumes
     them. Returns what to add to the interrupted line (empty if no table was open)."""
-    from protocol.tournament import schedule
+    from protocol.tournament import fold_tournament, schedule
 
-    from .tournament import set_paused
-
-    tables = [t.table for t in schedule(config)]  # a table not opened or finished answers so: skipped
+    from .tournament import TournamentLog, set_paused
 
     async def pause() -> dict[str, Any]:
         nc = await open_connection(settings, patience=2.0, name="skat-tournament-pause")
         try:
+            # The tables as the log has them now (a Swiss series drawn after the start, a series
+            # drawn anew), else as the schedule draws them; a table not opened or finished
+            # answers so and is skipped.
+            try:
+                state = fold_tournament(await asyncio.wait_for(TournamentLog(nc).read(config.id), 2.0))
+                tables = [t.table for t in state.tables] or [t.table for t in schedule(config)]
+            except Exception:
+                tables = [t.table for t in schedule(config)]
             reason = f"tournament {config.id} interrupted"
             return await set_paused(nc, tables, True, reason, timeout=2.0, patience=2.0)
         finally:
@@ -917,13 +928,14 @@ def _say_interrupted(args: argparse.Namespace, tid: str | None, paused: str = ""
         flags.append(f"--nats {safe_servers(args.nats, scheme=True)}")
     if args.auth:
         flags.append(f"--auth {args.auth}")
-    if args.human:
-        # The people's stack keeps its store under its own users' account: resume it the same way.
+    if args.remote and not args.auth and not args.nats:
+        # A stack with remote entrants keeps its store under its own users' accounts: resume it
+        # with the same entrants (they get new keys).
         if args.bots is not None:
             flags.append(f"--bots {args.bots}")
-        flags += [f"--remote {r}" for r in args.remote] + [
-            "--human" + ("" if args.human == ALL_REMOTE else f" {args.human}")
-        ]
+        flags += [f"--remote {r}" for r in args.remote]
+        if args.human:
+            flags.append("--human" + ("" if args.human == ALL_REMOTE else f" {args.human}"))
     print(f"interrupted{paused}; resume with: skat tournament {' '.join(flags)}", file=sys.stderr, flush=True)
 
 
@@ -1164,6 +1176,8 @@ def signing_key(args: argparse.Namespace) -> bytes:
 
     if args.sign_key:
         path = Path(args.sign_key)
+        if path.is_dir():
+            raise UsageError(f"--sign-key {args.sign_key}: is a directory, not an NKey seed file")
         if not path.is_file():
             raise UsageError(f"--sign-key {args.sign_key}: no such file (an NKey seed, e.g. from skat auth)")
         return load_or_create_key(path)

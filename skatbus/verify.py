@@ -44,18 +44,22 @@ from protocol import fairness, registry
 from protocol.archive import decode_event, decode_line
 from protocol.events import DealDealt, Event, TableClosed, UnknownEvent
 from protocol.lifecycle import LogError
+from protocol.series import draw_series
 from protocol.thirty_one.events import T31Dealt, T31Restocked
 from protocol.tournament import (
     NonceGiven,
     NoncesClosed,
+    SeriesDrawn,
     TableFinished,
     TableSpec,
     TournamentConfig,
+    TournamentCreated,
     TournamentEvent,
     TournamentFinished,
     TournamentState,
     fold_tournament,
     opening,
+    schedule,
     standings_of,
     table_finished,
 )
@@ -149,31 +153,52 @@ def verify_run(
     raw = _read_files(run_dir)
     found = Verification(tournament=run_dir.name)
     problems = found.problems
-    results = _results(raw["results.json"], problems)
-    state, events = _tournament(raw["tournament.jsonl"], problems)
+
+    def checked(what: str, check: Callable[..., Any], *args: Any) -> Any:
+        """A check on files anyone may have written: whatever it meets in them is a problem
+        line naming ``what``, never a traceback."""
+        try:
+            return check(*args)
+        except Exception as exc:
+            problems.append(f"{what}: cannot be checked ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+            return None
+
+    results = checked("results.json", _results, raw["results.json"], problems)
+    state, events = checked("tournament.jsonl", _tournament, raw["tournament.jsonl"], problems) or (None, [])
     if state is not None and state.config is not None:
         config = state.config
         found.tournament, found.fair, found.nonces = config.id, config.fair, len(state.nonces)
-        _check_recorded(config, state, expect_commitment, expect_nonces or {}, problems)
-        _check_deal_source(config, state, events, results, found)
+        checked("your records", _check_recorded, config, state, expect_commitment, expect_nonces or {}, problems)
+        checked("the deals' source", _check_deal_source, config, state, events, results, found)
         if results is not None:
-            _check_results_header(config, results, problems)
-        logs = _archive(raw["archive.jsonl"], problems)
-        scheduled = _check_tables_present(state, logs, problems)
+            checked("results.json", _check_results_header, config, results, problems)
+        logs = checked("archive.jsonl", _archive, raw["archive.jsonl"], problems) or {}
+        checked("the schedule", _check_schedule, events, logs, problems)
+        scheduled = checked("the tables", _check_tables_present, state, logs, problems) or []
         for spec in scheduled:
-            found.deals += _replay(spec, logs[spec.table], state, problems)
+            found.deals += checked(f"table {spec.table}", _replay, spec, logs[spec.table], state, problems) or 0
         found.tables = len(scheduled)
         table_logs = {spec.table: logs[spec.table] for spec in scheduled}
-        _check_table_results(state, table_logs, results, problems)
+        checked("the table results", _check_table_results, state, table_logs, results, problems)
         if results is not None:
-            _check_standings(config, state, table_logs, results, problems)
-    doc = read_signature(run_dir)
-    found.key = doc.get("key") if doc is not None and isinstance(doc.get("key"), str) else None
-    if doc is not None and state is not None and state.config is not None and doc.get("tournament") != state.config.id:
+            checked("the standings", _check_standings, config, state, table_logs, results, problems)
+    doc = checked("signature.json", read_signature, run_dir)
+    found.key = doc.get("key") if isinstance(doc, dict) and isinstance(doc.get("key"), str) else None
+    if (
+        isinstance(doc, dict)
+        and state is not None
+        and state.config is not None
+        and doc.get("tournament") != state.config.id
+    ):
         problems.append(f"signature: signed as tournament {json.dumps(doc.get('tournament'))}, not {state.config.id}")
-    if results is not None and "signed_by" in results and found.key is not None and results["signed_by"] != found.key:
+    if (
+        isinstance(results, dict)
+        and "signed_by" in results
+        and found.key is not None
+        and results["signed_by"] != found.key
+    ):
         problems.append(f"results.json: signed_by {results['signed_by']}, but {SIGNATURE_FILE} is by {found.key}")
-    problems += check_signature(run_dir, expect_key)
+    problems += checked("signature.json", check_signature, run_dir, expect_key) or []
     return found
 
 
@@ -313,6 +338,11 @@ def _check_nonces(state: TournamentState, events: Sequence[TournamentEvent], pro
             problems.append(f"tournament.jsonl: the closed nonces hold one of {player}, who gave none")
         elif state.nonces[player] != given[player]:
             problems.append(f"tournament.jsonl: {player}'s closed nonce is not the one it gave first")
+    assert state.config is not None
+    for player in sorted(set(state.nonces) & set(state.config.bots)):
+        # The operator's own bots give none: a nonce in their name is one the operator chose
+        # after seeing the entrants', which could pick the deals.
+        problems.append(f"tournament.jsonl: a nonce of {player}, a built-in bot (only remote entrants give nonces)")
     for player, nonce in sorted(state.nonces.items()):
         try:
             ok = fairness.check_nonce(nonce) == nonce
@@ -320,6 +350,38 @@ def _check_nonces(state: TournamentState, events: Sequence[TournamentEvent], pro
             ok = False
         if not ok:
             problems.append(f"tournament.jsonl: {player}'s nonce is not 16 to 128 lower-case hex digits")
+
+
+def _check_schedule(
+    events: Sequence[TournamentEvent], logs: Mapping[str, Sequence[Event | UnknownEvent]], problems: list[str]
+) -> None:
+    """Every table and its group are the ones the rules draw: the schedule ``schedule(config)``
+    draws from the configuration alone, and each ``series_drawn`` what ``draw_series`` draws
+    from the results before it. A group is an input of the table seed: an operator free to
+    choose it after the nonces closed could try groups until the deals suited it."""
+    state = TournamentState()
+    for event in events:
+        try:
+            if isinstance(event, TournamentCreated):
+                want = schedule(event.config)
+                where = first_difference(msgspec.to_builtins(event.tables), msgspec.to_builtins(want))
+                if where is not None:
+                    problems.append(
+                        f"tournament.jsonl: the schedule is not the one its configuration draws (tables{where})"
+                    )
+            elif isinstance(event, SeriesDrawn) and state.config is not None:
+                done = {t: [e for e in logs[t] if isinstance(e, Event)] for t in state.finished if t in logs}
+                drawn = draw_series(state.config, state, event.series, done, started=False)
+                got = msgspec.to_builtins(event.tables)
+                if drawn is None or first_difference(got, msgspec.to_builtins(drawn.tables)) is not None:
+                    problems.append(
+                        f"tournament.jsonl: series {event.series} is not drawn as the rules draw it from the "
+                        "results before it"
+                    )
+            state.apply(event)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            problems.append(f"tournament.jsonl: the schedule cannot be checked: {str(exc)[:200]}")
+            return
 
 
 def _check_reveal(

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from protocol import fairness, registry
 from protocol.events import DealScored, Event, TablePaused, TableResumed
 from protocol.series import draw_series
@@ -134,6 +136,12 @@ def build(out: Path, config: TournamentConfig, key: bytes, slow: str = "") -> Bu
         state.apply(event)
         events.append(event)
 
+    # Under the fair scheme every other entrant is "remote" (the configuration names no bot for
+    # it, and only such entrants give nonces); the pure engine plays it with the bot it names.
+    brains = dict(config.bots)
+    if config.fair:
+        remote = set(config.entrants[::2])
+        config = msgspec.structs.replace(config, bots={p: b for p, b in config.bots.items() if p not in remote})
     add(TournamentCreated(config=config, tables=schedule(config)))
     if config.fair:
         for player in config.entrants[::2]:
@@ -143,7 +151,7 @@ def build(out: Path, config: TournamentConfig, key: bytes, slow: str = "") -> Bu
 
     def play_all(specs: Sequence[TableSpec]) -> None:
         for spec in specs:
-            logs[spec.table] = play(config, spec, state.table_seed(spec), slow)
+            logs[spec.table] = play(config, spec, state.table_seed(spec), slow, brains)
         for spec in specs:
             add(table_finished(logs[spec.table]))
 
@@ -161,11 +169,14 @@ def build(out: Path, config: TournamentConfig, key: bytes, slow: str = "") -> Bu
     return Built(folder, key, config, events)
 
 
-def play(config: TournamentConfig, spec: TableSpec, seed: str, slow: str = "") -> list[Event]:
+def play(
+    config: TournamentConfig, spec: TableSpec, seed: str, slow: str = "", brains: dict[str, str] | None = None
+) -> list[Event]:
     """One table through the pure engine (``skatbus.local``), its bots seeded as the runner
-    seeds them."""
+    seeds them (``brains``: the bot of each entrant, remote ones included)."""
     rules = config.table_rules(len(spec.players))
-    bots = [make_bot(config.bots[p], fairness.bot_seed(config.seed, p), config.game) for p in spec.players]
+    named = brains or config.bots
+    bots = [make_bot(named[p], fairness.bot_seed(config.seed, p), config.game) for p in spec.players]
     if slow:
         return play_with_timeouts(config.game, spec.table, spec.players, bots, rules, seed, slow)
     if config.game != "skat":

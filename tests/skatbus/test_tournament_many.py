@@ -209,3 +209,19 @@ async def test_a_thirty_one_tournament_of_many_entrants(stack: Stack, nc: Client
         assert len(decks) == 1, "the tables of a series deal their first deal from the same pack"
     assert {s["player"] for s in results["standings"]} == set(entrants)
     assert "crosstable" in results and len(results["series"]) == 2
+
+
+async def test_an_append_from_a_stale_position_is_stored_not_taken_for_a_duplicate(nc: Client) -> None:
+    """An append that landed although every answer to it was lost leaves the writer's position
+    behind; its next event then carries the landed one's message id. It must be stored after
+    it, not dropped as a duplicate of it (a lost nonces_closed would reopen the nonces)."""
+    tlog = TournamentLog(nc)
+    await tlog.ensure_stream()
+    config = _skat("stale", BOTS[:3], series=1)
+    await tlog.append("stale", TournamentCreated(config=config, tables=[]))
+    stale = TournamentLog(nc)  # as the writer was before that append's answer came
+    closed = NoncesClosed(nonces={}, digest=fairness.nonces_digest({}))
+    await stale.append("stale", closed)
+    assert await TournamentLog(nc).read("stale") == [TournamentCreated(config=config, tables=[]), closed]
+    await stale.append("stale", closed)  # the same event appended again later: a new position
+    assert len(await TournamentLog(nc).read("stale")) == 3

@@ -637,3 +637,59 @@ def test_an_entrant_checks_the_commitment_and_the_nonce_it_recorded(
     assert verify_run(folder, expect_nonces={"nobody": nonce}).problems == [
         "nonce of nobody: not among the nonces the deals were made from"
     ]
+
+
+def test_a_group_the_rules_do_not_draw_is_named(built: dict[str, Built], copy: Callable[[str], Path]) -> None:
+    """A table's group is an input of its seed: an operator who could choose it after the nonces
+    closed could try groups until the deals suited it. The schedule must be the one the
+    configuration draws."""
+    folder = copy("skat")
+
+    def regroup(events: list) -> None:
+        created = events[0]
+        tables = [msgspec.structs.replace(t, group=7) if t.series == 1 else t for t in created.tables]
+        events[0] = msgspec.structs.replace(created, tables=tables)
+
+    edit_tournament(folder, regroup)
+    resign(folder, built["skat"].key)
+    problems = verify_run(folder).problems
+    assert problems[0] == "tournament.jsonl: the schedule is not the one its configuration draws (tables[0].group)"
+
+
+def test_a_nonce_in_a_built_in_bots_name_is_named(built: dict[str, Built], copy: Callable[[str], Path]) -> None:
+    """The operator's own bots give no nonces: one in a bot's name is a nonce the operator chose
+    after seeing the entrants'."""
+    folder = copy("skat")
+    bot = next(iter(built["skat"].config.bots))
+
+    def add_nonce(events: list) -> None:
+        at = next(i for i, e in enumerate(events) if isinstance(e, NoncesClosed))
+        nonces = {**events[at].nonces, bot: "cd" * 16}
+        events[at : at + 1] = [
+            NonceGiven(player=bot, nonce="cd" * 16),
+            NoncesClosed(nonces=nonces, digest=fairness.nonces_digest(nonces)),
+        ]
+
+    edit_tournament(folder, add_nonce)
+    resign(folder, built["skat"].key)
+    problems = verify_run(folder).problems
+    assert f"tournament.jsonl: a nonce of {bot}, a built-in bot (only remote entrants give nonces)" in problems
+
+
+def test_crafted_files_are_problems_not_tracebacks(built: dict[str, Built], copy: Callable[[str], Path]) -> None:
+    folder = copy("skat")
+
+    def odd(doc: dict) -> None:
+        doc["standings"][0]["player"] = ["not", "a", "name"]
+
+    edit_json(folder / "results.json", odd)
+    assert not verify_run(folder).ok
+    (folder / "results.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert not verify_run(folder).ok
+    lines = lines_of(folder, "tournament.jsonl")
+    created = json.loads(lines[0])
+    created["config"]["series"] = 1_000_000_000  # a schedule no one could play: refused, not drawn
+    lines[0] = (json.dumps(created) + "\n").encode()
+    (folder / "tournament.jsonl").write_bytes(b"".join(lines))
+    problems = verify_run(folder).problems
+    assert any(p.startswith("tournament.jsonl line 1") for p in problems), problems

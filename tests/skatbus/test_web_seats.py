@@ -430,3 +430,28 @@ async def test_human_tournament_seats_get_their_own_tokens_and_the_server_has_us
         assert not keys.exists(), "the keys were left behind"
     finally:
         stop_gently(proc)
+
+
+async def test_remote_bots_on_the_built_in_stack_get_users_too(tmp_path: Path) -> None:
+    """Remote entrants that are bots, not people: the built-in stack still runs with users of its
+    own (the log holds every hand and the tournament's seed), each bot's key file printed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skatbus.cli", "tournament", "--remote", "ann", "--no-web"]
+        + ["--groups", "1", "--rounds", "1", "--turn-seconds", "120", "--nonce-seconds", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "SKAT_LOG_LEVEL": "warning"},
+    )
+    try:
+        found = await _printed(proc, r"Remote player ann: connect to (\S+), e\.g\. .* --creds (\S+)")
+        assert Path(found[0].group(2)).name == "ann.nk"
+        cmd = _nats_server_of(proc.pid)
+        await _refuses_strangers(cmd)
+        keys = _private_dir(cmd)
+        assert sorted(p.name for p in keys.glob("*.nk")) == ["ann.nk", "skat-services.nk"]
+        proc.send_signal(15)
+        assert await asyncio.to_thread(proc.wait, 60) == 143
+        assert not keys.exists(), "the keys were left behind"
+    finally:
+        stop_gently(proc)
