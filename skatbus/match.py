@@ -29,6 +29,7 @@ import enum
 import functools
 import math
 import multiprocessing
+import os
 import signal
 import time
 from collections import deque
@@ -198,8 +199,13 @@ def play_pair(match: Match, index: int) -> Pair:
 def _worker_start() -> None:
     """A worker leaves Ctrl-C to the match: the terminal sends it to the whole process group,
     and the match stops its workers itself (a worker interrupted on its own would print a
-    traceback)."""
+    traceback). Nor does it read the match's input or write to its output: those belong to the
+    match (and may be a pipe to whatever runs it, which a stray byte would corrupt)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    os.dup2(quiet, 0)
+    os.dup2(quiet, 1)
+    os.close(quiet)
 
 
 def engine_pairs(match: Match, jobs: int = 1) -> Iterator[Pair]:

@@ -3,6 +3,7 @@ played through the pure engine, and ``skat match`` end to end."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -228,7 +229,8 @@ def test_the_result_does_not_depend_on_the_number_of_processes() -> None:
     alone, shared = play_match(short, jobs=1), play_match(short, jobs=2)
     assert alone.outcome is shared.outcome is Outcome.H0
     assert alone.diffs == shared.diffs and alone.deals == shared.deals
-    early = [pair.diff for _, pair in zip(range(3), engine_pairs(short, jobs=2), strict=False)]
+    with contextlib.closing(engine_pairs(short, jobs=2)) as pairs:  # closed here, its workers stopped
+        early = [pair.diff for _, pair in zip(range(3), pairs, strict=False)]
     assert early == alone.diffs[:3]
 
 
