@@ -238,8 +238,13 @@ def _dispatch(
         apply_config_file(args, defaults, chosen._actions)
         return tournament_main(args, intro=args.command == "run", defaults=defaults)
     if args.command == "local":
+        from .errors import UsageError
         from .local import run_local_tournament
 
+        if args.tables < 1 or args.rounds < 1:
+            raise UsageError(f"--tables and --rounds must be at least 1, not {args.tables} and {args.rounds}")
+        if not args.seed:
+            raise UsageError("--seed must not be empty (leave it out for the default)")
         run_local_tournament(tables=args.tables, rounds=args.rounds, seed=args.seed)
         return 0
     if args.command == "service":

@@ -483,6 +483,8 @@ def check_args(args: argparse.Namespace) -> None:
             schedule(config_like(args, entrants, series))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if args.seed is not None and not args.seed.strip():
+        raise UsageError("--seed must not be empty: leave it out for the default (a random one with remote players)")
     if args.remote and args.seed is not None:
         why = seed_weakness(args.seed)
         if why:

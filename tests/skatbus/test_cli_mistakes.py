@@ -48,6 +48,9 @@ MISTAKES: dict[str, tuple[list[str], str]] = {
     "series without enough entrants": (["tournament", "--series", "2", "--bots", "heuristic,random"], "at least 3"),
     "bad --series": (["tournament", "--series", "0"], "--series must be from 1"),
     "--human naming a stranger": (["tournament", "--remote", "ann", "--human", "bob"], "not a --remote player"),
+    "an empty --seed": (["tournament", "--seed", ""], "--seed must not be empty"),
+    "skat local without tables": (["local", "--tables", "0"], "--tables and --rounds must be at least 1"),
+    "skat local with an empty seed": (["local", "--seed", ""], "--seed must not be empty"),
     "unknown bot in --bots": (["tournament", "--bots", "heuristic,random,rnadom"], "unknown bot 'rnadom'"),
     "remote and bots overfill": (
         ["tournament", "--remote", "ann", "--remote", "bob", "--bots", "heuristic,random,random"],
