@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from protocol.seating import Balance
 from protocol.tournament import SKAT, ranked_by_places
 
 LEADERS = 4
@@ -42,9 +45,9 @@ def format_series(results: dict[str, Any]) -> str:
 
 
 def _balance_line(balance: dict[str, Any]) -> str:
-    low, high = balance.get("pair_min", 0), balance.get("pair_max", 0)
-    never = balance.get("never_met", 0)
-    return f"every pair of entrants shared {low}-{high} tables" + (f", {never} pairs never met" if never else "")
+    """The seating's balance as results.json holds it, in the words the start of the run used
+    (``protocol.seating.Balance.describe``: one wording, in one place)."""
+    return msgspec.convert(balance, Balance).describe()
 
 
 def _crosstable_lines(results: dict[str, Any]) -> list[str]:
