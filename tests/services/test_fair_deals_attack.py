@@ -389,8 +389,11 @@ def _strings(value: object) -> Iterator[str]:
 
 def assert_no_secret(run: Run) -> None:
     finder = SecretFinder(deal_secrets(run))
-    # Its views and replies at least (the public feed of its tables is withheld from players).
-    assert len(run.feed.messages) > 20 and run.feed.views and run.feed.inbox, "the capture caught too little"
+    # The capture holds what it must: a view of every deal the remote entrant was dealt (each
+    # seat gets one at a new deal, as its prompt or its view) and its replies. How many messages
+    # that is depends on the deals (a Thirty-one deal knocked at once is short), so no count.
+    dealt = sum(isinstance(e, (DealDealt, T31Dealt)) for t in run.remote_tables() for e in run.logs[t.table])
+    assert dealt >= 1 and len(run.feed.views) >= dealt and run.feed.inbox, "the capture caught too little"
     leaks = []
     for m in run.feed.messages:
         for name in finder.in_bytes(m.data) + finder.in_decoded(m.data):
