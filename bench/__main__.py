@@ -9,7 +9,6 @@ write ``bench/<name>.py`` and add a line to ``SECTIONS``.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import platform
 import sys
@@ -59,7 +58,9 @@ def _header(opts: Options) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    from skatbus.cli_parser import SkatParser
+
+    parser = SkatParser(
         prog="python -m bench", description="skatbus benchmarks: throughput figures next to their targets."
     )
     parser.add_argument(

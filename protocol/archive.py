@@ -1,9 +1,14 @@
-"""The archive format: a table's events as JSON lines, ``{"table": T, "index": N, "event": {...}}``.
+"""The archive format: a table's events as JSON lines, ``{"table": T, "index": N, "at": A, "event": {...}}``.
 
 Tournaments write it, ``skat iss import`` writes it, ``skat replay`` and ``skat iss export``
 read it: one definition here keeps them in step. The event is its bare tagged JSON (the type
 tag carries the version); an event type or version this version of skatbus does not know is
 read as ``UnknownEvent``, as in the store.
+
+``at`` is when the event was stored (RFC 3339 UTC to the millisecond,
+``2026-12-02T08:01:02.123Z``): what think times, clocks and a record's date are computed from.
+It is optional: archives written before it existed, and imported records without dates, have
+none, and every reader takes a line without it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any, Final, Union
 
 import msgspec
 
+from .clocks import parse_stamp, stamp_text
 from .events import Event, UnknownEvent
 from .registry import event_types
 
@@ -22,15 +28,33 @@ class Line(msgspec.Struct):
     table: str
     index: int
     event: msgspec.Raw
+    at: str | None = None
+    """When the event was stored (RFC 3339 UTC), if the writer knew; ``time`` reads it."""
+
+    @property
+    def time(self) -> float | None:
+        """``at`` as Unix time; None when the line has none or it is not a time stamp."""
+        if not self.at:
+            return None
+        try:
+            return parse_stamp(self.at)
+        except ValueError:
+            return None
 
 
 _LINE: Final = msgspec.json.Decoder(Line)
 _FIELDS: Final = msgspec.json.Decoder(dict[str, Any])
 
 
-def encode_line(table: str, index: int, event: Event | UnknownEvent) -> bytes:
+def encode_line(table: str, index: int, event: Event | UnknownEvent, *, at: float | str | None = None) -> bytes:
+    """One archive line; ``at``, when the event was stored (Unix time, or an RFC 3339 stamp such
+    as the server's, written to the millisecond), is left out when unknown."""
+    stamp = b""
+    if at is not None and at != "":
+        text = stamp_text(at if isinstance(at, int | float) else parse_stamp(at))
+        stamp = b',"at":' + msgspec.json.encode(text)
     return (
-        b'{"table":' + msgspec.json.encode(table) + b',"index":' + str(index).encode()
+        b'{"table":' + msgspec.json.encode(table) + b',"index":' + str(index).encode() + stamp
         + b',"event":' + msgspec.json.encode(event) + b"}\n"
     )  # fmt: skip
 

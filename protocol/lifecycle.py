@@ -7,6 +7,10 @@ adds its own events through ``handlers``. The rules of the lifecycle are the one
 have always followed (``protocol.table``): between a seat's time-out and its default action
 only that seat's withdrawal or action may come; a paused table takes no action; a seat
 withdrawn after ``max_timeouts`` missed turns in a row is played by the default action.
+
+Folded with the events' stored times (``apply(event, at)``), a table also keeps every seat's
+clock (``clock``, ``protocol.clocks``): what is left of its budget under the rules' time control,
+which shortens its turn (``turn_seconds``), and its think times.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from .clocks import SeatClocks, Step
 from .events import (
     Event,
     PlayerTimedOut,
@@ -26,6 +31,7 @@ from .events import (
     TableResumed,
     UnknownEvent,
 )
+from .explain import newer_event
 
 
 class LogError(Exception):
@@ -35,6 +41,22 @@ class LogError(Exception):
         super().__init__(f"event {position}: {reason}")
         self.position = position
         self.reason = reason
+
+
+class NewerEvent(LogError):
+    """The log holds an event of a newer skatbus (``UnknownEvent``): not a broken rule, a
+    version to upgrade to. Raised where a fold that skipped it then trips over what follows."""
+
+
+def blamed_on_newer(newer: tuple[int, UnknownEvent] | None, error: LogError) -> LogError:
+    """``error``, or the ``NewerEvent`` that names the unknown event skipped before it: what
+    follows an event this version cannot read cannot be judged by it, so "the log must start
+    with table_opened" after a newer ``table_opened`` would send a reader after a bug that is
+    not there (``protocol.explain.newer_event``)."""
+    if newer is None or isinstance(error, NewerEvent):
+        return error
+    position, event = newer
+    return NewerEvent(position, newer_event(event))
 
 
 class TableBase:
@@ -56,6 +78,8 @@ class TableBase:
         self.n = 0
         self.events = 0
         self.unknown = 0
+        self.newer: tuple[int, UnknownEvent] | None = None
+        """The first event skipped as unknown and its position: a later break is blamed on it."""
         self.formats: dict[str, str] = {}
         self.feed = "public"
         """Where its spectator feed goes (``protocol.events.FEEDS``)."""
@@ -69,6 +93,8 @@ class TableBase:
         self.defaulting = -1
         """The seat whose time-out was just recorded and whose default action is still owed."""
         self.announced: list[bool] = []
+        self.clock: SeatClocks | None = None
+        """Every seat's clock, from the stored times ``apply`` was given (``protocol.clocks``)."""
 
     # --- questions -------------------------------------------------------------------------
 
@@ -85,14 +111,35 @@ class TableBase:
         return bool(limit) and 0 <= seat < len(self.missed) and self.missed[seat] >= limit
 
     def turn_seconds(self, seat: int | None) -> float:
+        """How long ``seat`` has for its turn: the table's turn time, no more than is left of
+        its budget under a time control; nothing if withdrawn or if its time-out is recorded
+        but not yet its default action."""
+        per_move = self.per_move(seat)
+        return per_move if seat is None or self.clock is None else self.clock.allowance(seat, per_move)
+
+    def per_move(self, seat: int | None) -> float:
+        """The per-move deadline alone (``turn_seconds`` without the budget)."""
         if seat is not None and (self.defaulting == seat or self.withdrawn(seat)):
             return 0.0
         return float(self.rules.turn_seconds)
 
+    def clock_step(self, event: Event | UnknownEvent) -> tuple[Step, int, float]:
+        """What ``event`` is to its seat's clock, asked before it is folded: the kind of step,
+        the seat, and the per-move deadline the seat had (``SeatClocks.step``)."""
+        kind = type(event)
+        seat = getattr(event, "seat", -1)
+        if kind is PlayerTimedOut:
+            return "timeout", seat, self.per_move(seat)
+        if kind in self.seat_actions:
+            return ("default" if self.defaulting == seat else "move"), seat, self.per_move(seat)
+        return "other", -1, 0.0
+
     # --- folding ---------------------------------------------------------------------------
 
-    def apply(self, event: Event | UnknownEvent) -> None:
-        """Fold one event; raises ``LogError`` (the state is then unusable) if it breaks the rules."""
+    def apply(self, event: Event | UnknownEvent, at: float | None = None) -> None:
+        """Fold one event, stored at Unix time ``at`` if known (for the clocks); raises
+        ``LogError`` (the state is then unusable) if it breaks the rules."""
+        step = self.clock_step(event) if self.clock is not None else None
         position = self.events
         kind = type(event)
         handler = self.handlers.get(kind) or _LIFECYCLE.get(kind)
@@ -104,17 +151,22 @@ class TableBase:
             if handler is None:
                 if kind is UnknownEvent:
                     self.unknown += 1
+                    self.newer = self.newer or (position, event)  # type: ignore[assignment]
                     self.events += 1
                     return
                 raise LogError(position, f"not an event of {self.game}: {kind.__name__}")
             if not self.n and kind is not TableOpenedV2:
                 raise LogError(position, "the log must start with table_opened")
             handler(self, event)
-        except LogError:
-            raise
+        except LogError as exc:
+            raise blamed_on_newer(self.newer, exc) from None
         except (KeyError, IndexError, ValueError, AssertionError, TypeError, msgspec.ValidationError) as exc:
-            raise LogError(position, f"{kind.__name__}: {exc}") from exc
+            raise blamed_on_newer(self.newer, LogError(position, f"{kind.__name__}: {exc}")) from exc
         self.events += 1
+        if step is not None and self.clock is not None:
+            self.clock.step(step[0], step[1], at, step[2])
+        elif self.clock is not None:  # just opened: the clock starts at the opening's time
+            self.clock.last = at
         self.folded(event)
 
     def folded(self, event: Event | UnknownEvent) -> None:
@@ -158,6 +210,7 @@ class TableBase:
         self.timeouts = [0] * self.n
         self.missed = [0] * self.n
         self.announced = [False] * self.n
+        self.clock = SeatClocks(getattr(rules, "time_control", None), self.n)
         self.opened_with(rules)
 
     def seats_for(self, rules: Any) -> tuple[int, int]:
@@ -211,6 +264,7 @@ class TableBase:
         new.timeouts = list(self.timeouts)
         new.missed = list(self.missed)
         new.announced = list(self.announced)
+        new.clock = self.clock.copy() if self.clock is not None else None
 
 
 _LIFECYCLE: dict[type, Callable[[Any, Any], None]] = {

@@ -55,6 +55,7 @@ from .events import (
     TableOpenedV2,
     UnknownEvent,
 )
+from .skat.games import skat_order
 from .skat.rules import Rules
 from .subjects import check_token
 from .thirty_one.events import T31Dealt, T31Discarded, T31Knocked, T31Threw, T31Took
@@ -455,6 +456,19 @@ class Standing(msgspec.Struct, kw_only=True):
     """Turns the player answered in time: 0 with time-outs means it never took part."""
     forfeit: bool = False
     """Withdrawn at some table (``seat_withdrawn``): ranked below every entrant that finished."""
+    ramsch: int = 0
+    """Ramsch deals at the player's tables (everybody passed and a Ramsch was played)."""
+    ramsch_lost: int = 0
+    """Of those, the ones that cost it points (it was among the losers)."""
+    ramsch_points: int = 0
+    """List points from the Ramsch deals (Jungfrau and Durchmarsch included)."""
+    passed_in: int = 0
+    """Deals at the player's tables that everybody passed and nobody played."""
+
+
+ADDED_STANDING_FIELDS: Final = frozenset({"ramsch", "ramsch_lost", "ramsch_points", "passed_in"})
+"""``Standing`` fields a results.json written before them does not have (``skat verify``
+reads such a run as it was written, not as a difference)."""
 
 
 class Forfeit(msgspec.Struct, frozen=True, kw_only=True):
@@ -516,6 +530,8 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
     points: dict[str, list[int]] = {}
     totals: dict[str, int] = {}
     declared: dict[str, dict[str, GameStats]] = {}
+    unplayed: dict[str, list[int]] = {}
+    """Per player: Ramsch deals, those lost, their list points, passed-in deals."""
     for log in logs:
         opened = next((e for e in log if isinstance(e, TableOpened)), None)
         if opened is None:
@@ -528,6 +544,13 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
             for seat, name in enumerate(players):
                 points.setdefault(name, []).append(r.seeger_fabian[seat])
                 totals[name] = totals.get(name, 0) + r.scores[seat]
+                counts = unplayed.setdefault(name, [0, 0, 0, 0])
+                if r.kind == "ramsch":
+                    counts[0] += 1
+                    counts[1] += r.scores[seat] < 0
+                    counts[2] += r.scores[seat]
+                elif r.kind == "passed":
+                    counts[3] += 1
             if r.kind == "game" and r.declarer is not None and r.game is not None:
                 stats = declared.setdefault(players[r.declarer], {}).setdefault(_GAME_NAMES[r.game.game], GameStats())
                 stats.played += 1
@@ -549,10 +572,14 @@ def standings(logs: Sequence[Sequence[Event]]) -> list[Standing]:
                 list_points=totals.get(name, 0),
                 declared=sum(g.played for g in games.values()),
                 won=sum(g.won for g in games.values()),
-                by_game=dict(sorted(games.items())),
+                by_game=dict(sorted(games.items(), key=lambda g: skat_order(g[0]))),
                 timeouts=turns.get(name, Turns()).timed_out,
                 answered=turns.get(name, Turns()).answered,
                 forfeit=name in forfeited,
+                ramsch=unplayed[name][0],
+                ramsch_lost=unplayed[name][1],
+                ramsch_points=unplayed[name][2],
+                passed_in=unplayed[name][3],
             )
         )
     out.sort(key=lambda s: (s.forfeit, -s.seeger_fabian))

@@ -72,6 +72,9 @@ class Update(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_default
     """Unix time by which the action must arrive (0 when it is not your turn)."""
     index: int = 0
     """Log position this view reflects: the events 0..index-1 have happened."""
+    clock: float | None = None
+    """At a table with a time control, the seconds left of the seat's budget as its turn began
+    (``deadline`` already counts it); None without one (docs/time-control.md)."""
 
 
 _COMMAND_DECODERS: Final[dict[str, Any]] = {

@@ -1,11 +1,11 @@
 """How players reach a service, and how a flood is shut out by the broker.
 
-Normally a service listens on one wildcard (``skat.cmd.*.*``): every command reaches it, from
+Normally a service listens on one wildcard (``skat.cmd.*.>``): every command reaches it, from
 whoever sends it, seated or not, the moment a table opens. A flood through that wildcard
 costs the service a little for every message, even those it drops at once, and at ten times a
 player's limit that little adds up. So when a player floods (``bench``), the service switches to
 *guarded* mode: it listens through one door per player seated at an open table it knows
-(``skat.cmd.<player>.*``) and closes the flooder's door, so that the broker drops the rest of
+(``skat.cmd.<player>.>``) and closes the flooder's door, so that the broker drops the rest of
 the flood without bothering anyone. The flooder's door stays closed for a second at the first
 offence and twice as long at each repeat within a minute (at most ``MAX_BENCH`` seconds); when
 no one has been benched for ``CALM_AFTER`` seconds the service goes back to the wildcard.
@@ -46,7 +46,7 @@ class Doors:
     ) -> None:
         self.nc = nc
         self.pattern = pattern
-        """A door's subject with ``{player}``, e.g. ``skat.cmd.{player}.*``."""
+        """A door's subject with ``{player}``, e.g. ``skat.cmd.{player}.>``."""
         self.wildcard = wildcard
         self.queue = queue
         self.handler = handler

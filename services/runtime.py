@@ -173,10 +173,11 @@ class Service:
     enforces_turns: ClassVar[bool] = False
     """Whether this service enforces the deadline of a seat whose turn is in its role (the
     game's ``turn_role``): bidding and play."""
-    door: ClassVar[str] = "skat.cmd.{player}.*"
+    door: ClassVar[str] = "skat.cmd.{player}.>"
     """The subject through which a player reaches this service (if it answers players): all
     players through its wildcard, or each seated one through its own door while someone is
-    flooding (``services.doors``)."""
+    flooding (``services.doors``). ``>``, not ``*``: a table id with a dot in it makes more
+    tokens, and that command must reach a service too, to be refused as ``bad_subject``."""
     skips_deals: ClassVar[bool] = False
     """The service takes no part in a deal's play, so it may jump over a deal's cards to its
     score instead of reading and folding them (``TableState.skip_to_scored``)."""
@@ -225,6 +226,8 @@ class Service:
         self._warned: dict[str, float] = {}
         self.doors: Doors | None = None
         self.ready = asyncio.Event()
+        self.stopping = False
+        """Set by ``stop``: the partitions it gives up then are not news (service_stopped is)."""
         self.prompter = Prompter(nc, self.store, self.log)
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -297,6 +300,7 @@ class Service:
         # Take no new work, finish what is under way, and only then say goodbye: a move half
         # written (its trick not yet appended) when the next owner reads the log would be
         # missed by it (a service is not sent its own events back).
+        self.stopping = True
         if self.doors is not None:
             await self.doors.close()
         for consumer in list(self._consumers.values()):
@@ -343,7 +347,7 @@ class Service:
         try:
             if index == 0 and is_opening(event):
                 table.state = new_state(event)  # the first event names the game
-            table.state.apply(event)
+            table.state.apply(event, clock_time(table.state, stored_at))
         except LogError as exc:
             table.broken = str(exc)
             self.log.error("log_does_not_fold", table=table.id, error=str(exc))
@@ -430,11 +434,11 @@ class Service:
         """Append events in order after the cached state, together with the derived events
         they make due that this service owns (a card and the trick it completes, the last
         trick and the deal's end), as one atomic batch; raises ``Conflict`` if beaten."""
-        planned, after = self._plan(table, list(events))
-        index = table.state.events
         # The server stamps an event between this moment and its acknowledgement: a deadline
         # counted from here never promises more time than the one counted from the stamp.
         stored_at = time.time()
+        planned, after = self._plan(table, list(events), stored_at)
+        index = table.state.events
         try:
             seqs = await self.store.append_batch(table.id, index, planned, table.last_seq)
         except Conflict:
@@ -449,7 +453,7 @@ class Service:
         for i, (event, seq) in enumerate(zip(planned, seqs)):
             self._applied(table, index + i, event, seq, stored_at)
 
-    def _plan(self, table: Table, events: list[Event]) -> tuple[list[Event], Any]:
+    def _plan(self, table: Table, events: list[Event], stored_at: float = 0.0) -> tuple[list[Event], Any]:
         """``events`` and what they make due that is ours, and the state after all of them
         (None when nothing is added: the events are then applied to the cache as they are)."""
         if not self.store.atomic or table.broken:
@@ -460,10 +464,10 @@ class Service:
         game = state_game(after)
         try:
             for event in events:
-                after.apply(event)
+                after.apply(event, clock_time(after, stored_at))
             planned = list(events)
             while (owed := game.due(after)) is not None and game.owner(owed) == self.name:
-                after.apply(owed)
+                after.apply(owed, clock_time(after, stored_at))
                 planned.append(owed)
         except LogError:
             return events, None  # appended as they are; applying them will say what is wrong
@@ -539,7 +543,9 @@ class Service:
         self._to_recover.add(partition)
         if self._recovery is None or self._recovery.done():
             self._recovery = self._spawn(self._recover_claimed())
-        self.log.info("partition_claimed", partition=partition)
+        # At start every partition is claimed at once (8 lines per service, 40 before skat up says
+        # "up"), and service_started lists them: a claim is news once the service is ready.
+        (self.log.info if self.ready.is_set() else self.log.debug)("partition_claimed", partition=partition)
 
     async def _recover_claimed(self) -> None:
         await asyncio.sleep(0)  # partitions are claimed in bursts: one scan of the store for all
@@ -579,7 +585,7 @@ class Service:
             table.cancel_timers()
             if not table.users and not table.lock.locked():
                 self._drop(table_id)
-        self.log.info("partition_released", partition=partition)
+        (self.log.debug if self.stopping else self.log.info)("partition_released", partition=partition)
 
     async def _on_log_msg(self, msg: Msg) -> None:
         """Queue a trigger for its table; one worker per table drains the queue in order, so
@@ -626,7 +632,12 @@ class Service:
                         self._apply(table, index, event, seq, stored_at)
                     elif index > table.state.events:
                         # At a table that withdraws seats every time-out counts: no deal skipped.
-                        skips = self.skips_deals and table.state.game == "skat" and not table.state.rules.max_timeouts
+                        skips = (
+                            self.skips_deals
+                            and table.state.game == "skat"
+                            and not table.state.rules.max_timeouts
+                            and table.state.rules.time_control is None  # the clocks need every move
+                        )
                         if not (skips and await self._skip_deal(table, index, msg)):
                             await self._catch_up_to(table, index)
                 await self.settle(table)
@@ -861,8 +872,8 @@ class Service:
         if not self.limits.allow(player):
             self._bench(msg, player, sniff(msg.data))  # odd subjects count toward a flood too
             return
-        if not self.answers_malformed:
-            return
+        if not self.answers_malformed or (len(tokens) == 5 and tokens[3] == "tournament"):
+            return  # skat.cmd.<player>.tournament.<id>: a tournament's nonce desk answers those
         reply = Reply(
             ok=False,
             code="bad_subject",
@@ -1141,6 +1152,15 @@ class Routed:
     kind: str
     home: str
     decoded: dict[str, Command]
+
+
+def clock_time(state: Any, stored_at: float | str) -> float | None:
+    """The stored time a table's clocks are folded with (``protocol.clocks``): only at a table
+    with a time control, so that the others never parse a stamp they do not need."""
+    clock = getattr(state, "clock", None)
+    if clock is None or clock.control is None:
+        return None
+    return stored_at if isinstance(stored_at, float) else parse_time(stored_at)
 
 
 def _malformed(exc: Exception) -> Reply:

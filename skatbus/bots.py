@@ -9,6 +9,8 @@ Built-in bots exist per game: ``BOTS`` are Skat's, ``bots_of(game)`` any game's 
 are in ``skatbus.thirty_one_bots``), and ``make_bot(name, seed, game)`` makes one. A bot gets
 its own game's update (``protocol.registry.decode_update``), so a Skat bot is never seated at a
 Thirty-one table: a name the game has no bot of is a ``ValueError`` naming the ones it has.
+Wherever a name is taken, so is a class of one's own, ``module:Class`` or ``file.py:Class``
+(``skatbus.bot_loader``, docs/in-process-bots.md).
 """
 
 from __future__ import annotations
@@ -135,8 +137,15 @@ def unknown_bot(name: str, game: str = SKAT) -> str:
 
 
 def make_bot(name: str, seed: str = "", game: str = SKAT) -> Bot:
-    """A built-in bot of ``game`` by name (``bots_of(game)``; Skat's are ``BOTS``). It plays
-    the updates of that game; typed as ``Bot``, the protocol every runner takes."""
+    """A built-in bot of ``game`` by name (``bots_of(game)``; Skat's are ``BOTS``), or an
+    in-process one by its spec (``module:Class``, ``path/to/file.py:Class``:
+    ``skatbus.bot_loader``, whose ``BotLoadError`` is a ``ValueError`` too). It plays the
+    updates of that game; typed as ``Bot``, the protocol every runner takes."""
+    if ":" in name:
+        from .bot_loader import make  # a class of the operator's: imported only when asked for
+
+        guarded: Bot = make(name, seed, game)
+        return guarded
     made = bots_of(game).get(name)
     if made is None:
         if game == SKAT:

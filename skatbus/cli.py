@@ -47,18 +47,28 @@ def main(argv: list[str] | None = None) -> int:
     from services.logs import quiet_client_library
 
     quiet_client_library()
-    parser = argparse.ArgumentParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
+    from .cli_parser import SkatParser
+
+    parser = SkatParser(prog="skat", description="Skat as an event-sourced protocol over NATS")
     sub = parser.add_subparsers(dest="command", required=True)
     from services.connection import add_arguments as add_connection_arguments
     from services.connection import add_connect_timeout
 
+    from .standings_text import HELP_LEGEND
     from .tournament_cli import add_arguments
 
-    run = sub.add_parser("run", help="the main job: a local bot tournament through the services (make run)")
+    run = sub.add_parser(
+        "run", help="the main job: a local bot tournament through the services (make run)", epilog=HELP_LEGEND
+    )
     add_arguments(run)
-    tour = sub.add_parser("tournament", help="run (or --resume) a tournament through the services")
+    tour = sub.add_parser("tournament", help="run (or --resume) a tournament through the services", epilog=HELP_LEGEND)
     add_arguments(tour)
-    quick = sub.add_parser("local", help="a quick tournament of random bots through the pure engine, no bus")
+    quick = sub.add_parser(
+        "local",
+        help="a quick tournament of random bots through the pure engine, no bus",
+        epilog="The standings at the end: SF is Seeger-Fabian points, SF/deal Seeger-Fabian points per deal, list "
+        "the score list's points, won/decl the games won of those declared, passed the deals passed in.",
+    )
     quick.add_argument("--tables", type=int, default=3, help="tables played one after another")
     quick.add_argument("--rounds", type=int, default=4, help="rounds per table (3 deals each)")
     quick.add_argument("--seed", default="skatbus", help="decides every card and every random bot's choice")
@@ -89,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         metavar="N",
-        help="run a local N-node JetStream cluster on loopback instead of one server (try 3); streams get N replicas",
+        help="run a local N-node JetStream cluster on loopback instead of one server (try 3); streams get N "
+        "replicas (default: one server)",
     )
     upp.add_argument(
         "--auth",
@@ -110,7 +121,16 @@ def main(argv: list[str] | None = None) -> int:
         help="play only this game's tables (skat, thirty-one); default: every game with a built-in bot of that name",
     )
     add_connection_arguments(bot)
-    bot.add_argument("--seed", default="", help="seed of the bot's random choices")
+    bot.add_argument("--seed", default="", help="seed of the bot's random choices (default: the player id)")
+    bot.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="stop when tournament ID is over (default: when the tournament that lists this player is over)",
+    )
+    bot.add_argument(
+        "--forever", action="store_true", help="keep serving tables after a tournament ends (until Ctrl-C)"
+    )
     for p in (bot, upp):
         add_connect_timeout(p)
     auth = sub.add_parser(
@@ -318,8 +338,9 @@ def _dispatch(
 
 def _bot(args: argparse.Namespace) -> int:
     """``skat bot``: check the bot and the player id, then play until Ctrl-C or SIGTERM,
-    which stop it while it is still connecting too; a server that cannot be reached or
-    refuses the credentials ends it after ``--connect-timeout``, with one line."""
+    which stop it while it is still connecting too, or until its tournament is over (one line
+    says so; not with ``--forever``); a server that cannot be reached or refuses the
+    credentials ends it after ``--connect-timeout``, with one line."""
     from protocol.subjects import check_token
     from services import logs
     from services.connection import connect_patience, from_args
@@ -336,9 +357,19 @@ def _bot(args: argparse.Namespace) -> int:
         check_token("player", args.player)
     except ValueError as exc:
         raise UsageError(f"--player: {exc}") from None
+    if args.tournament is not None:
+        try:
+            check_token("tournament", args.tournament)
+        except ValueError as exc:
+            raise UsageError(f"--tournament: {exc}") from None
+        if args.forever:
+            raise UsageError("--tournament ID stops the bot when ID is over; --forever never stops it: give one")
     settings = from_args(args)
     logs.configure()
-    run_bot(bot, args.player, settings, patience=connect_patience(args.connect_timeout))
+    patience = connect_patience(args.connect_timeout)
+    ended = run_bot(bot, args.player, settings, patience=patience, tournament=args.tournament, forever=args.forever)
+    if ended:
+        print(f"skat bot: {ended}; {args.player} stops", flush=True)
     return 0
 
 

@@ -13,11 +13,15 @@ interval (mean +- 1.96 sd / sqrt(tables)).
 The candidate's decision times are measured too (mean and the longest), on one core per worker.
 
     python -m skatbus.duplicate pimc heuristic --deals 2000 --jobs 2
+
+Either bot may be a class of one's own, ``my_bot.py:MyBot`` or ``package.module:MyBot``
+(``skatbus.bot_loader``, docs/in-process-bots.md): each worker loads it from the spec. A turn
+the candidate fails (``act`` raises, or answers illegally) is played by the default move and
+counted in the summary.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -59,6 +63,8 @@ class TableResult:
     """Candidate minus baseline, Seeger-Fabian points per deal, averaged over the three seats."""
     decision_seconds: list[float] = field(default_factory=list)
     decision_cpu_seconds: list[float] = field(default_factory=list)
+    faults: int = 0
+    """Turns the candidate failed, each played by the default move (``skatbus.bot_guard``)."""
 
 
 def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -> TableResult:
@@ -72,6 +78,7 @@ def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -
     base = play_table(f"dup-{index}", players, bots(None), RULES, cards).state
     base_sf = [sum(row.result.seeger_fabian[s] for row in base.sheet) for s in range(3)]
     diffs = []
+    faults = 0
     times: list[float] = []
     cpu_times: list[float] = []
     for seat in range(3):
@@ -83,7 +90,8 @@ def play_duplicate_table(candidate: str, baseline: str, seed: str, index: int) -
         diffs.append(sf - base_sf[seat])
         times.extend(timed.times)
         cpu_times.extend(timed.cpu_times)
-    return TableResult(sum(diffs) / 3 / RULES.deals, times, cpu_times)
+        faults += getattr(timed.bot, "faults", 0)
+    return TableResult(sum(diffs) / 3 / RULES.deals, times, cpu_times, faults)
 
 
 def _play(job: tuple[str, str, str, int]) -> TableResult:
@@ -112,6 +120,7 @@ class Duel:
     def summary(self) -> str:
         times = [s for t in self.tables for s in t.decision_seconds]
         cpu = [s for t in self.tables for s in t.decision_cpu_seconds]
+        faults = sum(t.faults for t in self.tables)
         lo, hi = self.mean - self.half_width, self.mean + self.half_width
         verdict = "stronger" if lo > 0 else "weaker" if hi < 0 else "not separated (the interval contains 0)"
         return (
@@ -121,6 +130,11 @@ class Duel:
             f"{self.candidate}'s decisions: {len(times)}, mean {1000 * sum(times) / max(len(times), 1):.0f} ms, "
             f"longest {1000 * max(times, default=0):.0f} ms wall-clock, {1000 * max(cpu, default=0):.0f} ms of CPU "
             f"(one core); {self.seconds:.0f} s in all."
+            + (
+                f"\n{self.candidate} failed {faults} turns (act raised or answered illegally): played by default."
+                if faults
+                else ""
+            )
         )
 
 
@@ -138,7 +152,9 @@ def duplicate(candidate: str, baseline: str, deals: int, seed: str = "duplicate"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m skatbus.duplicate", description=__doc__.split("\n\n")[0])
+    from .cli_parser import SkatParser
+
+    parser = SkatParser(prog="python -m skatbus.duplicate", description=__doc__.split("\n\n")[0])
     parser.add_argument("candidate", help="the bot under test (e.g. pimc)")
     parser.add_argument("baseline", help="the bot it is compared with (e.g. heuristic)")
     parser.add_argument("--deals", type=int, default=2000, help="deals (rounded up to whole tables of 3)")

@@ -11,12 +11,14 @@ under test, and the two would score differently). Each bot's per-deal Seeger-Fab
 collected deal by deal, and the mean comes with a 95 % confidence interval
 (mean +- 1.96 sd / sqrt(n)); deals are independent, their cards come from distinct seeds.
 
-Run it as ``python -m skatbus.evaluate heuristic random random --deals 1200``.
+Run it as ``python -m skatbus.evaluate heuristic random random --deals 1200``. A bot class of
+one's own plays in-process, named by its spec (``my_bot.py:MyBot``, ``package.module:MyBot``;
+``skatbus.bot_loader``, docs/in-process-bots.md): a fresh one per table, made with that table's
+seed; a turn it fails is played by the default move and counted in its ``faults``.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -27,6 +29,7 @@ from typing import TextIO
 from protocol.skat.rules import Rules
 from protocol.tournament import half_width_95
 
+from . import bot_loader
 from .bots import BOTS, Bot
 from .heuristic import HeuristicBot
 from .local import TableRun, play_table
@@ -42,7 +45,11 @@ def bot_names() -> list[str]:
 
 
 def make(name: str, seed: str) -> Bot:
-    """A bot by name: ``heuristic`` or one of ``skatbus.bots.BOTS``."""
+    """A bot by name: ``heuristic`` or one of ``skatbus.bots.BOTS``, or a class by its spec
+    (``skatbus.bot_loader``: guarded, its faults counted)."""
+    if bot_loader.is_spec(name):
+        guarded: Bot = bot_loader.make(name, seed)
+        return guarded
     if name == "heuristic":
         return HeuristicBot(seed)
     if name in BOTS:
@@ -62,6 +69,9 @@ class BotStats:
     won: int = 0
     declarer_sf: int = 0
     overbid: int = 0
+    faults: int = 0
+    """Turns it failed (raised, or answered illegally), each played by the default move
+    (``skatbus.bot_guard``; counted for bots named by a spec, which are guarded)."""
 
     @property
     def deals(self) -> int:
@@ -98,11 +108,16 @@ def evaluate(
 ) -> Evaluation:
     """Play about ``deals`` deals (rounded up to whole sets of six seatings) and score each entry.
 
-    ``bots`` are names (``bot_names()``) or bot objects; three of them (a 3-player table).
-    A name gets a fresh bot per table, seeded from ``seed``; an object is shared by every table.
+    ``bots`` are names (``bot_names()``), specs of bot classes (``my_bot.py:MyBot``) or bot
+    objects; three of them (a 3-player table). A name or a spec gets a fresh bot per table,
+    seeded from ``seed``; an object is shared by every table. A spec that makes no bot is a
+    ``bot_loader.BotLoadError`` (a ``ValueError``) before anything is played.
     """
     if len(bots) != 3:
         raise ValueError("evaluate plays 3-player tables: give three bots")
+    for spec in bots:
+        if isinstance(spec, str) and bot_loader.is_spec(spec):
+            bot_loader.check(spec, bot_loader.SKAT, pure_engine=True)
     rules = rules or Rules(seeger_fabian=True, rounds=4)
     if rules.players != 3 or rules.rounds <= 0:
         raise ValueError("evaluate needs a 3-player table with a fixed number of rounds")
@@ -119,11 +134,19 @@ def evaluate(
         table_bots = [_instance(bots[entry_at[s]], f"{seed}/{t}/{entry_at[s]}") for s in range(3)]
         run = play_table(f"eval-{t}", players, table_bots, rules, f"{seed}/table-{t}")
         passed += _collect(run, entry_at, stats)
+        for s in range(3):
+            if isinstance(bots[entry_at[s]], str):  # a bot of its own for this table: its faults are this table's
+                stats[entry_at[s]].faults += getattr(table_bots[s], "faults", 0)
     return Evaluation(stats, tables * per_table, tables, time.perf_counter() - started, passed)
 
 
 def _labels(bots: Sequence[BotSpec]) -> list[str]:
-    return [b if isinstance(b, str) else type(b).__name__ for b in bots]
+    """Each entry's name: a built-in bot's, a spec's entrant (``NAME=``, else its class), an
+    object's class."""
+    return [
+        (bot_loader.entrant_name(b) if bot_loader.is_spec(b) else b) if isinstance(b, str) else type(b).__name__
+        for b in bots
+    ]
 
 
 def _instance(spec: BotSpec, seed: str) -> Bot:
@@ -168,21 +191,41 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
         f"\n{ev.deals} deals at {ev.tables} tables (all six seatings), {ev.passed_in} passed in, {ev.seconds:.1f} s.",
         file=out,
     )
+    faulty = [f"#{i} {s.name} {s.faults}" for i, s in enumerate(ev.stats) if s.faults]
+    if faulty:
+        print(f"Faults (turns a bot failed, played by the default move): {', '.join(faulty)}.", file=out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m skatbus.evaluate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("bots", nargs=3, help=f"three of: {', '.join(bot_names())}")
+    from .cli_parser import SkatParser
+
+    parser = SkatParser(prog="python -m skatbus.evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "bots",
+        nargs=3,
+        help=f"three of: {', '.join(bot_names())}, or a class of your own, MODULE:CLASS or PATH.py:CLASS "
+        "(docs/in-process-bots.md)",
+    )
     parser.add_argument("--deals", type=int, default=1200, help="deals to play (rounded up to whole rotations)")
     parser.add_argument("--seed", default="evaluate")
     parser.add_argument("--rounds", type=int, default=4, help="rounds per table (a round is 3 deals)")
     parser.add_argument("--kontra", action="store_true", help="play with Kontra and Re")
     args = parser.parse_args(argv)
     for name in args.bots:
-        if name not in bot_names():
-            parser.error(f"unknown bot {name!r}; known: {', '.join(bot_names())}")
+        if bot_loader.is_spec(name):
+            try:
+                bot_loader.check(name, bot_loader.SKAT, pure_engine=True, construct=True)
+            except bot_loader.BotLoadError as exc:
+                parser.error(str(exc))
+        elif name not in bot_names():
+            parser.error(f"unknown bot {name!r}; known: {', '.join(bot_names())} (or MODULE:CLASS, PATH.py:CLASS)")
+    if args.deals < 1 or args.rounds < 1:
+        parser.error(f"--deals and --rounds must be at least 1, not {args.deals} and {args.rounds}")
     rules = Rules(seeger_fabian=True, rounds=args.rounds, kontra=args.kontra)
-    report(evaluate(args.bots, args.deals, args.seed, rules))
+    try:
+        report(evaluate(args.bots, args.deals, args.seed, rules))
+    except bot_loader.BotLoadError as exc:  # a constructor that raised
+        parser.error(str(exc))
     return 0
 
 

@@ -25,14 +25,16 @@ from typing import IO, Any, Final, Protocol, cast
 
 import msgspec
 
-from protocol.archive import decode_event, decode_line
-from protocol.events import Event, TableOpened, TableOpenedV2, UnknownEvent
-from protocol.lifecycle import LogError
+from protocol.events import Event, TableClosed, TableOpened, TableOpenedV2, UnknownEvent
+from protocol.explain import newer_event
+from protocol.lifecycle import LogError, NewerEvent
 from protocol.subjects import check_token
 
 # The verdict and its parts are the same for every game's records; they live with the first
 # game that has records (protocol.thirty_one.records) until a second game needs them.
 from protocol.thirty_one.records import RecordError, Verdict, parse_line
+
+from .archive_reader import Damage, NotAnArchive, entries
 
 __all__ = [
     "RECORD_MODULES", "ExportItem", "ImportItem", "RecordGame", "Tally", "check_lines", "describe", "export_archive",
@@ -192,53 +194,45 @@ class _Table:
 def export_archive(lines: Iterable[bytes | str]) -> Iterator[ExportItem]:
     """One item per table of an archive (``protocol.archive``: ``{"table", "index", "event"}``
     per line, tables may interleave), as each table closes, then the tables still open in the
-    order they first appear. A line that is no archive line raises ``ArchiveUnreadable``."""
+    order they first appear. A line that does not decode costs only its table
+    (``archive_reader``): that table is not exported (its item says the line), a line whose
+    table cannot be told is an item with no table; a file that is no archive at all raises
+    ``ArchiveUnreadable``."""
     tables: dict[str, _Table] = {}
-    for lineno, line in numbered(lines):
-        try:
-            entry = decode_line(line)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise ArchiveUnreadable(f"line {lineno}: not an archive line ({exc})") from None
-        t = tables.setdefault(entry.table, _Table())
-        if not (t.skip or t.problem):
-            _take(t, lineno, entry.index, entry.event)
-        if _type_of(entry.event).startswith("table_closed/"):
-            yield _export(entry.table, t)
-            del tables[entry.table]
+    try:
+        for item in entries(lines):
+            if isinstance(item, Damage):
+                if item.table is None:
+                    yield ExportItem("", note=item.warning(), failed=True)
+                    continue
+                t = tables.setdefault(item.table, _Table())
+                t.problem = t.problem or f"line {item.lineno}: event {item.index} does not decode ({item.reason})"
+                continue
+            t = tables.setdefault(item.table, _Table())
+            if not (t.skip or t.problem):
+                _take(t, item.lineno, item.index, item.event)
+            if isinstance(item.event, TableClosed):
+                yield _export(item.table, t)
+                del tables[item.table]
+    except NotAnArchive as exc:
+        raise ArchiveUnreadable(str(exc)) from None
     for table, t in tables.items():
         yield _export(table, t)
 
 
-def _take(t: _Table, lineno: int, index: int, raw: msgspec.Raw) -> None:
+def _take(t: _Table, lineno: int, index: int, event: Event | UnknownEvent) -> None:
     """Add one archived event to its table (or note why the table has no record)."""
     if index != len(t.events):
         t.problem = f"line {lineno}: event {len(t.events)} of the table is missing from the archive"
         return
-    try:
-        event = decode_event(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        t.problem = f"line {lineno}: event {index} does not decode ({exc})"
+    if isinstance(event, UnknownEvent):  # a newer skatbus wrote it: the record could not be right
+        t.problem = f"event {index}: {newer_event(event)}"
         return
     if not t.events:
         t.skip, t.game = _game_of(event)
         if t.skip:
             return  # another game's table: none of its events are kept
     t.events.append(event)
-
-
-class _Head(msgspec.Struct):
-    type: str = ""
-
-
-_HEAD: Final = msgspec.json.Decoder(_Head)
-
-
-def _type_of(raw: msgspec.Raw) -> str:
-    """An archived event's type tag, without decoding the event."""
-    try:
-        return _HEAD.decode(raw).type
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return ""
 
 
 def _game_of(first: Event | UnknownEvent) -> tuple[str, RecordGame | None]:
@@ -263,6 +257,8 @@ def _export(table: str, t: _Table) -> ExportItem:
         return ExportItem(table, note="does not start with table_opened", failed=True)
     try:
         return ExportItem(table, record=t.game.records_of(t.events))
+    except NewerEvent as exc:
+        return ExportItem(table, note=f"event {exc.position}: {exc.reason}", failed=True)
     except LogError as exc:
         return ExportItem(table, note=f"its log breaks the rules at event {exc.position}: {exc.reason}", failed=True)
 

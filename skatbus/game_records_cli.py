@@ -70,7 +70,8 @@ def cmd_export(args: argparse.Namespace) -> int:
                         failed += item.failed
                         skipped += not item.failed
                         what = "not exported" if item.failed else "skipped"
-                        print(f"table {item.table}: {what}: {item.note}", file=sys.stderr)
+                        where = f"table {item.table}: {what}" if item.table else "warning"  # a line of no table
+                        print(f"{where}: {item.note}", file=sys.stderr)
                         continue
                     try:
                         sink.write(record_line(item.record))

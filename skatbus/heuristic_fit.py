@@ -17,7 +17,6 @@ dangerous cards), so the fit is good where the bidding decisions are made.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -189,7 +188,9 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m skatbus.heuristic_fit")
+    from .cli_parser import SkatParser
+
+    parser = SkatParser(prog="python -m skatbus.heuristic_fit")
     parser.add_argument("--deals", type=int, default=6000)
     parser.add_argument("--seed", default="fit")
     parser.add_argument("--jobs", type=int, default=2)

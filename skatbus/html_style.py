@@ -23,7 +23,7 @@ BASE_CSS = """
   table.won { border-collapse: collapse; width: 100%; }
   table.won td, table.won th { text-align: left; padding: .15em .4em; border-bottom: 1px solid #eceff1; }
   table.won td.num, table.won th.num { text-align: right; font-variant-numeric: tabular-nums; }
-  #error { background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; }
+  #error, #disagrees { background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; }
   .hidden { display: none; }
   .hint { font-size: .8em; opacity: .75; }
 """

@@ -17,10 +17,12 @@ from typing import Any, TextIO
 from protocol import registry
 from protocol.events import Event, TableOpened
 from protocol.skat.decide import Rejection, decide
+from protocol.skat.games import GAME_NAMES, Declaration
 from protocol.skat.rules import Rules
 from protocol.skat.table import TableState, due
 
 from .bots import Bot, SteppingRandomBot, observe
+from .standings_text import Column, table, wrapped
 
 
 @dataclass
@@ -130,9 +132,7 @@ def run_local_tournament(
             nonlocal deals_done
             deals_done += 1
             row = run.state.sheet[-1]
-            print(
-                f"[{deals_done:3}/{total_deals}] {run.table} deal {row.deal:2}  {describe(run, row.result)}", file=out
-            )
+            print(f"[{deals_done:3}/{total_deals}] {run.table} {row.deal:2}  {describe(run, row.result)}", file=out)
 
         runs.append(play_table(f"table-{t + 1}", players, bots, rules, f"{seed}/table-{t + 1}", show))
     elapsed = time.perf_counter() - started
@@ -143,30 +143,65 @@ def run_local_tournament(
 
 
 def describe(run: TableRun, r) -> str:  # type: ignore[no-untyped-def]
+    """One scored deal in at most the 80 columns' room left after its ``[n/N] table deal``:
+    announcements the game implies are left out, the rest shortened, where the words would
+    not fit (``diamonds hand schneider schwarz ouvert`` is ``diamonds ouvert``)."""
     if r.kind == "passed":
         return "passed in"
     if r.kind == "ramsch":
         return f"ramsch, scores {r.scores}"
     who = run.players[r.declarer]
-    outcome = "won" if r.won else ("lost (overbid)" if r.overbid else "lost")
-    return f"{who:>10} {str(r.game):<34} {outcome:<14} {r.declarer_points:3} pts  {r.scores[r.declarer]:+5}"
+    outcome = "won" if r.won else ("overbid" if r.overbid else "lost")
+    return f"{who:>10} {short_game(r.game):<23} {outcome:<7} {r.declarer_points:3} pts {r.scores[r.declarer]:+5}"
+
+
+def short_game(game: Declaration) -> str:
+    """The declaration in at most 23 characters: in full where it fits; else an ouvert suit
+    game or grand played hand with schwarz announced as ``X ouvert`` (what ouvert means), and
+    schwarz announced without the schneider it implies."""
+    full = str(game)
+    if len(full) <= 23 or game.is_null:
+        return full
+    if game.ouvert and game.hand and game.schwarz:
+        return f"{GAME_NAMES[game.game]} ouvert"
+    return full.replace("schneider schwarz", "schwarz").replace("schneider", "schn.")
 
 
 def print_standings(runs: list[TableRun], out: TextIO = sys.stdout) -> None:
+    """The players of every table, best first by Seeger-Fabian points, in at most 80 columns
+    (``standings_text``), and what the columns mean."""
     rows = []
     for run in runs:
         s = run.state
         for seat, name in enumerate(run.players):
             declared = [r.result for r in s.sheet if r.result.declarer == seat and r.result.kind == "game"]
             won = sum(1 for g in declared if g.won)
-            rows.append((s.sf_totals[seat], name, run.table, s.totals[seat], len(declared), won, len(s.sheet)))
+            passed = sum(1 for r in s.sheet if r.result.kind == "passed")
+            ramsch = sum(1 for r in s.sheet if r.result.kind == "ramsch")
+            rows.append(
+                (s.sf_totals[seat], name, run.table, s.totals[seat], len(declared), won, len(s.sheet), passed, ramsch)
+            )
     rows.sort(reverse=True)
-    print(
-        f"{'#':>2}  {'player':<12} {'table':<8} {'Seeger-Fabian':>13} {'per deal':>9} {'list':>6} {'games':>5} {'won':>4}",
-        file=out,
-    )
-    for i, (sf, name, table, total, games, won, deals) in enumerate(rows, 1):
-        print(
-            f"{i:>2}  {name:<12} {table:<8} {sf:>13} {sf / max(deals, 1):>9.1f} {total:>6} {games:>5} {won:>4}",
-            file=out,
-        )
+    columns = [
+        Column("table", [r[2] for r in rows], left=True),
+        Column("SF", [f"{r[0]:+d}" for r in rows]),
+        Column("SF/deal", [f"{r[0] / max(r[6], 1):+.1f}" for r in rows]),
+        Column("list", [f"{r[3]:+d}" for r in rows]),
+        Column("won/decl", [f"{r[5]}/{r[4]}" for r in rows]),
+    ]
+    legend = [
+        "SF: Seeger-Fabian points",
+        "SF/deal: per deal",
+        "list: the score list's points",
+        "won/decl: games won of those declared",
+    ]
+    if any(r[7] for r in rows):
+        columns.append(Column("passed", [str(r[7]) for r in rows]))
+        legend.append("passed: deals passed in at its table")
+    if any(r[8] for r in rows):
+        columns.append(Column("ramsch", [str(r[8]) for r in rows]))
+        legend.append("ramsch: Ramsch deals at its table")
+    lines, _ = table([r[1] for r in rows], columns)
+    lines.extend(wrapped("(" + "; ".join(legend) + ".)", indent=" "))
+    for line in lines:
+        print(line, file=out)

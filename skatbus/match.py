@@ -18,6 +18,11 @@ LLR reaches a bound. Played on several processes (``jobs``), pairs are computed 
 consumed in that order, so the verdict, the pair it came at and every figure are the same
 whatever the number of processes.
 
+Either bot may be a class of one's own, named by its spec (``my_bot.py:MyBot``,
+``package.module:MyBot``: ``skatbus.bot_loader``); the spec is what a worker process is given,
+and it loads the class itself. A turn such a bot fails (``act`` raises, or answers illegally)
+is played by the default move and counted (``Pair.candidate_faults``, ``baseline_faults``).
+
 Where the pairs come from is apart from the test: ``run_match`` takes any iterable of
 ``Pair`` (``engine_pairs`` plays them through the pure engine; pairs played through the
 services would be another source).
@@ -77,6 +82,10 @@ class Pair:
     """Tables (Skat) or games (Thirty-one) played for the pair, every seating counted."""
     deals: int
     """Deals played for the pair, every seating counted."""
+    candidate_faults: int = 0
+    baseline_faults: int = 0
+    """Turns the candidate's (the baseline's) bots failed in the pair, each played by the
+    default move (``skatbus.bot_guard``: counted for bots named by a spec)."""
 
 
 @dataclass(frozen=True)
@@ -96,12 +105,15 @@ class Match:
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first thing that makes no match (bots, bounds)."""
+        from .bot_loader import check, is_spec
         from .bots import bots_of, unknown_bot
 
         if self.game not in GAMES:
             raise ValueError(f"no match for the game {self.game!r}; games: {', '.join(GAMES)}")
         for name in (self.candidate, self.baseline):
-            if name not in bots_of(self.game):
+            if is_spec(name):
+                check(name, self.game, pure_engine=True, construct=True)  # a BotLoadError, a ValueError too
+            elif name not in bots_of(self.game):
                 raise ValueError(unknown_bot(name, self.game))
         if self.game == SKAT and self.players != 3:
             raise ValueError(f"a Skat match is played at tables of 3, not {self.players}")
@@ -144,17 +156,26 @@ def skat_pair(candidate: str, baseline: str, seed: str, index: int, reseed: bool
     from .local import play_table
 
     cards, players = f"{seed}/table-{index}", ["s0", "s1", "s2"]
+    faults = [0, 0]  # the candidate's, the baseline's
 
     def points(at: int | None) -> list[int]:
         bots = [
             make_bot(candidate if s == at else baseline, bot_seed(seed, index, s, s == at, reseed)) for s in range(3)
         ]
         state = play_table(f"dup-{index}", players, bots, RULES, cards).state
+        _count_faults(bots, at, faults)
         return [sum(row.result.seeger_fabian[s] for row in state.sheet) for s in range(3)]
 
     base = points(None)
     diffs = [points(seat)[seat] - base[seat] for seat in range(3)]
-    return Pair(diff=sum(diffs) / 3 / RULES.deals, games=4, deals=4 * RULES.deals)
+    return Pair(sum(diffs) / 3 / RULES.deals, 4, 4 * RULES.deals, *faults)
+
+
+def _count_faults(bots: list[Any], at: int | None, faults: list[int]) -> None:
+    """Add the turns a play's bots failed to ``faults`` (the candidate's in seat ``at``, the
+    baseline's elsewhere); only guarded bots (``bot_guard.Guarded``) count theirs."""
+    for s, bot in enumerate(bots):
+        faults[0 if s == at else 1] += getattr(bot, "faults", 0)
 
 
 def thirty_one_pair(
@@ -172,12 +193,15 @@ def thirty_one_pair(
     rules = ThirtyOneRules()
     table, cards = f"match-{index}", f"{seed}/pair-{index}"
 
+    faults = [0, 0]  # the candidate's, the baseline's
+
     def points(at: int | None) -> tuple[list[int], int]:
         bots = [
             make_bot(candidate if s == at else baseline, bot_seed(seed, index, s, s == at, reseed))
             for s in range(players)
         ]
         state, _ = play_game(bots, table, cards, rules)
+        _count_faults(bots, at, faults)
         return [place_points(place, players) for place in state.places()], state.deal_no
 
     base, deals = points(None)
@@ -186,7 +210,7 @@ def thirty_one_pair(
         with_candidate, played = points(seat)
         diffs.append(with_candidate[seat] - base[seat])
         deals += played
-    return Pair(diff=sum(diffs) / players, games=players + 1, deals=deals)
+    return Pair(sum(diffs) / players, players + 1, deals, *faults)
 
 
 def play_pair(match: Match, index: int) -> Pair:
@@ -275,6 +299,9 @@ class MatchResult:
     diffs: list[float] = field(default_factory=list)
     games: int = 0
     deals: int = 0
+    candidate_faults: int = 0
+    baseline_faults: int = 0
+    """Turns the candidate's (the baseline's) bots failed, each played by the default move."""
     mean: float = math.nan
     sd: float = math.nan
     half_width: float = math.inf
@@ -321,6 +348,8 @@ class MatchResult:
             what: count,
             "games_played": self.games,
             "deals_played": self.deals,
+            "candidate_faults": self.candidate_faults,
+            "baseline_faults": self.baseline_faults,
             "mean": num(self.mean),
             "sd": num(self.sd),
             "half_width_95": num(self.half_width),
@@ -370,6 +399,8 @@ def run_match(
             result.diffs.append(pair.diff)
             result.games += pair.games
             result.deals += pair.deals
+            result.candidate_faults += pair.candidate_faults
+            result.baseline_faults += pair.baseline_faults
             if decision is Decision.CONTINUE and result.pairs % every == 0:
                 note()
         result.outcome = {Decision.H1: Outcome.H1, Decision.H0: Outcome.H0}.get(decision, Outcome.INCONCLUSIVE)
@@ -459,4 +490,8 @@ def verdict_line(result: MatchResult) -> str:
 
 def cost_line(result: MatchResult) -> str:
     what = "tables" if result.match.game == SKAT else "games"
-    return f"played {result.games} {what}, {result.deals} deals, in {result.seconds:.1f} s"
+    line = f"played {result.games} {what}, {result.deals} deals, in {result.seconds:.1f} s"
+    for who, n in (("the candidate", result.candidate_faults), ("the baseline", result.baseline_faults)):
+        if n:
+            line += f"; {who} failed {n} turn{'s' * (n != 1)} (act raised or answered illegally: played by default)"
+    return line

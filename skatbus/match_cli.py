@@ -75,9 +75,14 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "candidate",
         metavar="A",
-        help="the bot under test: a built-in bot (e.g. heuristic), or with --remote a player id",
+        help="the bot under test: a built-in bot (e.g. heuristic), a class of your own played in-process "
+        "(MODULE:CLASS or PATH.py:CLASS, docs/in-process-bots.md), or with --remote a player id",
     )
-    p.add_argument("baseline", metavar="B", help="the bot it is compared with (e.g. stepping-random)")
+    p.add_argument(
+        "baseline",
+        metavar="B",
+        help="the bot it is compared with (e.g. stepping-random; a class of your own, MODULE:CLASS, too)",
+    )
     p.add_argument("--game", default=SKAT, metavar="GAME", help=f"the game: {', '.join(GAMES)} (default skat)")
     p.add_argument("--h0", default="0", help="the mean difference under H0 (default 0)")
     p.add_argument(

@@ -10,6 +10,13 @@ What it survives: a command is idempotent by ``at`` (the prompt's log position),
 again after a short time-out until it is answered or the prompt's deadline has passed; and
 after every reconnect the player asks for its pending prompts again (hello), so a prompt
 published while it was away is not lost.
+
+What its bot may get wrong: the bot is played through ``skatbus.bot_guard.Guarded``, so an
+``act`` that raises, or answers with no command or one ``view.legal`` does not hold, costs that
+turn and no more: one log line (``bot_fault``), the default move sent at once in its place (the
+move the services would play when the seat's clock ran out, so nobody waits for the clock),
+and one more in ``faults``. A command the services still refuse as illegal is one too: the
+default move is sent after it. No exception of a bot's ever leaves a task unretrieved.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from protocol.wire import Reply, Update, decode, encode
 from services import logs
 from services.connection import each_reconnect
 
+from .bot_guard import REJECTED, describe, guarded
 from .bots import Bot
 
 RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited", "no_table"})
@@ -115,7 +123,8 @@ class RemotePlayer:
         self.nc = nc
         self.observer = observer
         self.player = player
-        self.bot = bot
+        self.bot = guarded(bot, player)
+        """The bot, guarded: its failed turns fall to the default move (``bot_guard``)."""
         self.request_timeout = request_timeout
         self.json = json
         """Ask for JSON updates (in every hello)."""
@@ -149,6 +158,11 @@ class RemotePlayer:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.inbox.stop()
+
+    @property
+    def faults(self) -> int:
+        """Turns the bot failed (raised, no command, illegal), each played by the default move."""
+        return self.bot.faults
 
     async def hello(self) -> int:
         """Ask the views service for our pending prompts again (and say which encoding we
@@ -186,9 +200,24 @@ class RemotePlayer:
         task.add_done_callback(self._tasks.discard)
 
     async def _act(self, table: str, update: Update) -> None:
-        chosen = self.bot.act(update)
-        if inspect.isawaitable(chosen):
-            chosen = await chosen
+        try:
+            chosen = self.bot.act(update)  # guarded: the bot's own exceptions are its faults
+            if inspect.isawaitable(chosen):
+                chosen = await chosen
+        except Exception as exc:  # not even a default move (a view without legal actions)
+            self.log.warning("bot_unanswered", table=table, index=update.index, error=describe(exc)[:300])
+            return
+        refused = await self._send(table, update, chosen)
+        if refused is not None:  # refused as illegal: the turn is a fault, its default move goes instead
+            try:
+                default = self.bot.fault(update, REJECTED, f"{refused.code}: {refused.reason}"[:300])
+            except ValueError:
+                return
+            await self._send(table, update, default)
+
+    async def _send(self, table: str, update: Update, chosen: Any) -> Reply | None:
+        """Send ``chosen`` as the answer to ``update`` until it is answered (or given up);
+        the services' reply when they refused it as illegal, else None."""
         action = msgspec.structs.replace(chosen, at=update.index)
         data = encode(action)
         subject = command_subject(self.player, table)
@@ -204,19 +233,19 @@ class RemotePlayer:
             except Exception as exc:  # no answer (a service or the broker restarting): same command again
                 reply = Reply(ok=False, code="unavailable", reason=repr(exc))
             if reply.ok:
-                return
+                return None
             if reply.code == "stale" and sent > 1:
-                return  # an earlier attempt landed; its answer was lost on the way
+                return None  # an earlier attempt landed; its answer was lost on the way
             if reply.code == "paused":
                 self.log.info("table_paused", table=table, reason=reply.reason)
-                return  # not the bot's mistake: the table prompts again when it resumes
+                return None  # not the bot's mistake: the table prompts again when it resumes
             if reply.code not in RETRY_CODES:
                 self.rejections.append(reply)
                 self.log.warning("command_rejected", table=table, code=reply.code, reason=reply.reason)
-                return
+                return reply if reply.code == "illegal" else None
             if time.time() > give_up:
                 self.log.warning("command_abandoned", table=table, code=reply.code, reason=reply.reason)
-                return
+                return None
             self.retries += 1
             self.log.debug("command_retry", table=table, code=reply.code, reason=reply.reason[:80])
             await asyncio.sleep(max(pause, 0.25) if reply.code == "rate_limited" else pause)

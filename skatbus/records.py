@@ -1,6 +1,6 @@
 """``skat iss check | import | export``: ISS game records in and out of skatbus.
 
-ISS archives hold millions of one-line records (``shared/iss/FORMAT.md``), so every command
+ISS archives hold millions of one-line records (``tests/data/iss/FORMAT.md``), so every command
 streams: one line in, one verdict or one table out, nothing kept per record once it is done.
 ``check`` replays each record through the engine (``protocol.iss.check``) and says whether
 our rules reproduce the published result; ``import`` turns records into our event logs
@@ -19,7 +19,7 @@ import gzip
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -27,7 +27,7 @@ from typing import Any, Final, TextIO
 
 import msgspec
 
-from protocol.archive import decode_event, decode_line, encode_line
+from protocol.archive import encode_line
 from protocol.events import (
     AllPassed,
     BidHeld,
@@ -54,7 +54,9 @@ from protocol.skat.ends import DEFENDERS_RESIGNED
 from protocol.skat.iss import IssFormatError, IssRecord, Verdict, check, read_records
 from protocol.skat.rules import Rules
 from protocol.skat.scoring import DealResult
-from protocol.skat.table import TableState, due
+from protocol.skat.table import LogError, TableState, due
+
+from .archive_reader import Damage, NotAnArchive, Warnings, entries
 
 IMPORT_RULES: Final = Rules()
 """An imported table: plain ISkO (what ISS scores by), ``rounds=0`` (open-ended) and closed by
@@ -213,16 +215,24 @@ class ArchiveLine(msgspec.Struct):
     event: Event | UnknownEvent
 
 
-def read_archive(lines: Iterable[str | bytes]) -> Iterator[ArchiveLine]:
-    """The events of an archive, in file order; a broken line raises with its number."""
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            raw = decode_line(line)
-            yield ArchiveLine(raw.table, raw.index, decode_event(raw.event))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise ValueError(f"archive line {n}: {exc}") from exc
+def read_archive(lines: Iterable[str | bytes], warnings: Warnings | None = None) -> Iterator[ArchiveLine]:
+    """The events of an archive, in file order. A line that does not decode costs only its
+    table (``archive_reader``): it is named in ``warnings`` (one line each) and that table's
+    later lines are dropped, so its unfinished deal is not exported; without ``warnings`` it
+    raises ``ValueError`` with its number, as does a file that is no archive at all."""
+    stopped: set[str] = set()
+    try:
+        for item in entries(lines):
+            if isinstance(item, Damage):
+                if warnings is None:
+                    raise ValueError(f"archive {item.warning()}")
+                warnings.add(f"archive {item.warning()}")
+                if item.table is not None:
+                    stopped.add(item.table)
+            elif item.table not in stopped:
+                yield ArchiveLine(item.table, item.index, item.event)
+    except NotAnArchive as exc:
+        raise ValueError(f"archive {exc}") from None
 
 
 # --- import ------------------------------------------------------------------------------
@@ -291,6 +301,31 @@ def _settle(state: TableState, add: Any) -> None:
 
 class NotExportable(ValueError):
     """A deal the ISS record format cannot say (a Ramsch, the classic profile)."""
+
+
+RAMSCH: Final = "a Ramsch: ISS records have none"
+CLASSIC: Final = "the classic profile: ISS scores by ISkO"
+SKIPPED: Final[dict[str, str]] = {
+    RAMSCH: "Ramsch deal{s} not exported: ISS records have no Ramsch",
+    CLASSIC: (
+        "deal{s} of the classic profile not exported: ISS records are ISkO's (its bids, values and results differ)"
+    ),
+}
+"""Why a deal is not exported, and how the export says it once for all such deals."""
+FOUR_PLAYERS: Final = (
+    "4-player tables: the dealer sits each deal out and ISS records 3 seats, so each deal is "
+    "exported with its 3 active seats"
+)
+
+
+def skipped_lines(skipped: Mapping[str, int]) -> list[str]:
+    """One line per reason deals were not exported, with how many (``12 Ramsch deals not
+    exported: ISS records have no Ramsch``), instead of one line per deal."""
+    out = []
+    for why, n in skipped.items():
+        text = SKIPPED.get(why, "deal{s} not exported: " + why)
+        out.append(f"{n} {text.format(s='s' if n != 1 else '')}")
+    return out
 
 
 @dataclass
@@ -391,7 +426,7 @@ def _move_tokens(t: TableExport, event: Event) -> list[str]:
     if kind is Resigned:
         return [str(pos), "RE"]
     if kind is AllPassed and event.ramsch:  # type: ignore[attr-defined]
-        dr.problem = "a Ramsch: ISS records have none"
+        dr.problem = RAMSCH
     return []
 
 
@@ -400,19 +435,38 @@ def _codes_of(hand: int, discard: list[str]) -> list[str]:
     return C.codes(hand & ~C.parse(discard))
 
 
-def export_events(items: Iterable[ArchiveLine], date: str) -> Iterator[tuple[str, int, str | None, str]]:
+def export_events(
+    items: Iterable[ArchiveLine], date: str, notes: list[str] | None = None
+) -> Iterator[tuple[str, int, str | None, str]]:
     """(table, deal, record line or None, why not) for every scored deal of an archive.
 
     Tables are folded as their events come (interleaved tables are fine) and forgotten when
-    closed, so an archive of any size streams through in constant memory per open table."""
+    closed, so an archive of any size streams through in constant memory per open table. A
+    table whose log does not fold (it breaks the rules, or holds an event of a newer skatbus)
+    is dropped from there, with one line in ``notes`` (raised as ``LogError`` without it); the
+    other tables are exported. ``notes`` also says once that 4-player tables are exported with
+    each deal's 3 active seats (``FOUR_PLAYERS``)."""
     tables: dict[str, TableExport] = {}
+    dropped: set[str] = set()
     for line in items:
         event = line.event
+        if line.table in dropped:
+            continue
         t = tables.setdefault(line.table, TableExport())
         tokens = _move_tokens(t, event) if isinstance(event, Event) else []
         if type(event) is DealDealt:
             t.current = _start_deal(t.state, event)
-        t.state.apply(event)
+            if notes is not None and t.state.n == 4 and FOUR_PLAYERS not in notes:
+                notes.append(FOUR_PLAYERS)
+        try:
+            t.state.apply(event)
+        except LogError as exc:
+            if notes is None:
+                raise
+            notes.append(f"table {line.table} not exported from event {exc.position} on: {exc.reason}")
+            dropped.add(line.table)
+            del tables[line.table]
+            continue
         dr = t.current
         if dr is not None and tokens:
             dr.moves += tokens
@@ -426,7 +480,7 @@ def export_events(items: Iterable[ArchiveLine], date: str) -> Iterator[tuple[str
 def _start_deal(state: TableState, e: DealDealt) -> DealRecord:
     players = [state.players[s] for s in e.seats]
     cards = [*e.hands[0], *e.hands[1], *e.hands[2], *e.skat]
-    problem = "" if state.rules.profile == "isko" else f"the {state.rules.profile} profile: ISS scores by ISkO"
+    problem = "" if state.rules.profile == "isko" else CLASSIC
     return DealRecord(
         deal=e.deal, players=players, moves=["w", ".".join(cards)],
         pos_of={seat: pos for pos, seat in enumerate(e.seats)}, skat=list(e.skat), problem=problem,

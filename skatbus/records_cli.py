@@ -10,12 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from protocol.archive import decode_event, decode_line
+from protocol.clocks import parse_stamp
+from protocol.events import DealDealt, TableOpened
 from protocol.skat.iss import IssRecord, Verdict
 from protocol.skat.table import LogError
 
+from .archive_reader import Warnings
 from .outputs import open_output, writable_dir, write_failed
 from .records import (
     ImportFailed,
@@ -28,6 +37,7 @@ from .records import (
     open_text,
     read_archive,
     record_events,
+    skipped_lines,
     table_id,
     verdict_for,
     verdict_json,
@@ -68,7 +78,11 @@ def cmd_import(args: argparse.Namespace) -> int:
                     v = Verdict(game_id=v.game_id, status="error", reason=f"not imported: {exc}")
                 else:
                     table = table_id(item)
-                    sink.writelines(archive_line(table, i, e) for i, e in enumerate(log))
+                    played = iss_played(item.header.get("DT"))  # the deal's start, when the record says
+                    sink.writelines(
+                        archive_line(table, i, e, at=played if isinstance(e, TableOpened | DealDealt) else None)
+                        for i, e in enumerate(log)
+                    )
                     imported += 1
             tally.add(v)
             if v.status != "agree":
@@ -83,16 +97,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     An output that cannot be written (a directory, under a file, read-only) is one line before
     the archive is read; a write failing half-way (a full disk) is one line too."""
     date = iss_date()
+    played = DealTimes()
     written = skipped = 0
+    reasons: Counter[str] = Counter()
+    notes: list[str] = []
+    damaged = Warnings()
     out_path = Path(args.out)
     with open_text(args.file) as lines:
         sink = open_output(out_path)
         try:
-            for table, deal, record, why in export_events(read_archive(lines), date):
-                if record is None:
+            for table, deal, record, why in export_events(read_archive(played.noting(lines), damaged), date, notes):
+                if record is None:  # said once per reason below, not once per deal
                     skipped += 1
-                    print(f"{table} deal {deal}: not exported ({why})")
+                    reasons[why] += 1
                 else:
+                    record = played.dated(record, table, deal, date)
                     try:
                         sink.write(record + "\n")
                     except OSError as exc:
@@ -106,8 +125,58 @@ def cmd_export(args: argparse.Namespace) -> int:
                 sink.close()  # where a buffered write meets a full disk
             except OSError as exc:
                 raise write_failed(out_path, exc) from None
+    undated = [played.undated_line()] if played.undated else []
+    for line in [*skipped_lines(reasons), *notes, *undated, *damaged.lines()]:  # each said once, on stderr
+        print(line, file=sys.stderr)
     print(f"exported {written} deals to {out_path}" + (f"; {skipped} not exportable" if skipped else ""))
-    return 0
+    return 1 if damaged or any(n.startswith("table ") for n in notes) else 0
+
+
+def iss_played(dt: str | None) -> float | None:
+    """Unix time of an ISS record's ``DT`` (``2007-04-13/08:40:27/UTC``), or None: an imported
+    table's opening and deal carry it as their ``at``, its moves none (ISS says when the game
+    was played, not how long each move took, so no think time is made up)."""
+    try:
+        return datetime.strptime(dt or "", "%Y-%m-%d/%H:%M:%S/UTC").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+class DealTimes:
+    """When each deal of an archive was played (its ``deal_dealt`` line's ``at``), noted as the
+    lines stream past on their way to the reader, so that each exported record is dated by its
+    deal and not by the export; a deal without one (an archive written before archives had
+    times, or imported without dates) keeps the export's date, and that is said once."""
+
+    def __init__(self) -> None:
+        self.at: dict[tuple[str, int], str] = {}
+        self.undated = 0
+
+    def noting(self, lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
+        for raw in lines:
+            data = raw.encode() if isinstance(raw, str) else raw
+            if b'"at"' in data and b"deal_dealt/" in data:
+                try:
+                    line = decode_line(data)
+                    event = decode_event(line.event)
+                except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+                    pass  # the reader says what is wrong with it
+                else:
+                    if isinstance(event, DealDealt) and line.time is not None:
+                        self.at[(line.table, event.deal)] = line.at or ""
+            yield raw
+
+    def dated(self, record: str, table: str, deal: int, export_date: str) -> str:
+        """``record`` with its ``DT`` the time its deal was played, if the archive says."""
+        at = self.at.get((table, deal))
+        if not at:
+            self.undated += 1
+            return record
+        played = datetime.fromtimestamp(parse_stamp(at), UTC)
+        return record.replace(f"DT[{export_date}]", f"DT[{iss_date(played)}]", 1)
+
+    def undated_line(self) -> str:
+        return f"{self.undated} deal{'s' * (self.undated != 1)} with no stored time in the archive: dated at the export"
 
 
 def register(subparsers: Any) -> None:

@@ -26,10 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, TextIO
 
-import msgspec
-
 from protocol import registry
-from protocol.archive import decode_event, decode_line
 from protocol.events import (
     AllPassed,
     BiddingWon,
@@ -58,11 +55,14 @@ from protocol.events import (
     TrickTaken,
     UnknownEvent,
 )
+from protocol.lifecycle import NewerEvent
 from protocol.skat import cards as C
 from protocol.skat.deal import POSITION_NAMES
 from protocol.skat.scoring import DealResult
 from protocol.skat.table import LogError, TableState, due
 from services.connection import ENV_URL, ConnectionSettings, open_connection
+
+from .archive_reader import NotAnArchive, entries, read_tables
 
 AnyLogged = Event | UnknownEvent
 
@@ -86,56 +86,73 @@ class TableLog:
 
 
 def archive_tables(path: Path) -> list[str]:
-    """The table ids of an archive in the order they first appear."""
+    """The table ids of an archive in the order they first appear (a damaged line's table too,
+    when the line still names it: ``archive_reader``)."""
     seen: dict[str, None] = {}
     with open(path, "rb") as f:
-        for line in f:
-            if line.strip():
-                seen.setdefault(decode_line(line).table, None)
+        try:
+            for item in entries(f):
+                if item.table is not None:
+                    seen.setdefault(item.table, None)
+        except NotAnArchive as exc:
+            raise ValueError(f"{path}: {exc}") from None
     return list(seen)
 
 
-def load_archive(path: Path, table: str | None = None) -> TableLog:
+def load_archive(path: Path, table: str | None = None, warnings: list[str] | None = None) -> TableLog:
     """One table's log from a JSONL archive (the first table unless ``table`` is given).
 
     Positions are the archive's ``index`` values: a missing line is a gap the reader reports
     at the index that is missing, not somewhere later where the fold happens to trip."""
-    logs = read_archive(path, table, first_only=table is None)
+    logs = read_archive(path, table, first_only=table is None, warnings=warnings)
     if not logs:
         raise ValueError(f"{path}: no table {table!r}" if table else f"{path}: no events")
     return next(iter(logs.values()))
 
 
-def read_archive(path: Path, table: str | None = None, first_only: bool = False) -> dict[str, TableLog]:
+def read_archive(
+    path: Path, table: str | None = None, first_only: bool = False, warnings: list[str] | None = None
+) -> dict[str, TableLog]:
     """The logs of an archive's tables in one pass, in the order they first appear (only
-    ``table``'s if given, only the first table's with ``first_only``)."""
-    logs: dict[str, TableLog] = {}
-    stopped: set[str] = set()
+    ``table``'s if given, only the first table's with ``first_only``).
+
+    A line that does not decode costs only its table (``archive_reader``): that table's log
+    ends there with the damage as its problem, every other table is read whole, and one line
+    per damaged line goes to ``warnings`` (``path:LINE: ...``). A file that is no archive at
+    all raises ``ValueError``."""
     with open(path, "rb") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                entry = decode_line(line)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                raise ValueError(f"{path}:{lineno}: not an archive line: {exc}") from None
-            if first_only and table is None:
-                table = entry.table
-            if (table is not None and entry.table != table) or entry.table in stopped:
-                continue
-            log = logs.get(entry.table)
-            if log is None:
-                log = logs[entry.table] = TableLog(entry.table)
-            expected = len(log.events)
-            if entry.index != expected:
-                what = "missing" if entry.index > expected else f"repeated as index {entry.index}"
-                log.fail(expected, f"the archive's event {expected} is {what} (line {lineno})")
-            try:
-                log.events.append(decode_event(entry.event))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                log.fail(expected, f"does not decode: {exc}")
-                stopped.add(entry.table)  # nothing after an unreadable event can be placed
+        try:
+            found = read_tables(f, table, first_only)
+        except NotAnArchive as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    if warnings is not None:
+        warnings += [f"{path}: {line}" for line in found.warnings.lines()]
+    logs: dict[str, TableLog] = {}
+    for name, read in found.tables.items():
+        log = logs[name] = TableLog(name, read.events)
+        if read.problem is not None:
+            log.fail(*read.problem)
     return logs
+
+
+def breaks(exc: LogError) -> str:
+    """Why a log stops, as every reader says it: ``the log breaks the rules at event N: ...``;
+    a table with an event of a newer skatbus breaks no rule, it cannot be read here
+    (``event N: card_played/7 was written by a newer skatbus ...; upgrade to read it``)."""
+    if isinstance(exc, NewerEvent):
+        return f"event {exc.position}: {exc.reason}"
+    return f"the log breaks the rules at event {exc.position}: {exc.reason}"
+
+
+def table_note(log: TableLog) -> str:
+    """What the table list says of a table that cannot be read whole: an event of a newer
+    skatbus in it, or a damaged or missing line (``  [read up to event 37: ...]``); else empty."""
+    newer = next((e for e in log.events if isinstance(e, UnknownEvent)), None)
+    if newer is not None:
+        return f"  [has {newer.type}/{newer.version}: written by a newer skatbus]"
+    if log.problem is not None:
+        return f"  [read up to event {log.problem.position}: {log.problem.reason}]"
+    return ""
 
 
 def load_live(table: str, url: str | ConnectionSettings) -> TableLog:
@@ -181,13 +198,14 @@ def load(
     nats_url: str | None,
     creds: str | None = None,
     tls_ca: str | None = None,
+    warnings: list[str] | None = None,
 ) -> TableLog:
     """An archive file if ``source`` is one, else a table id in the live store (the server,
     credentials and CA from the arguments or ``$SKAT_NATS_URL``, ``$SKAT_NATS_CREDS``,
     ``$SKAT_NATS_CA``)."""
     path = Path(source)
     if path.is_file():
-        return load_archive(path, table)
+        return load_archive(path, table, warnings)
     url = nats_url or os.environ.get(ENV_URL)
     if not url:
         raise ValueError(f"{source}: no such archive file (for a live table give --nats URL or set ${ENV_URL})")
@@ -294,6 +312,10 @@ def verify(log: TableLog) -> Verdict:
     assert state is not None
     deals = len(state.sheet)
     message = f"ok: {state.events} events, {deals} deals, the score sheet matches"
+    if state.newer is not None:  # events a newer skatbus wrote that change nothing this one checks
+        message += (
+            f" ({state.unknown} unknown event{'s' * (state.unknown != 1)} skipped, the first at {state.newer[0]})"
+        )
     if not state.closed:
         owed = due(state)
         waiting = type(owed).__name__ if owed is not None else f"seat {state.to_move}"
@@ -600,7 +622,7 @@ def show_to(log: TableLog, to: int, out: TextIO) -> int:
             if step.position == to:
                 break
     except LogError as exc:
-        print(f"the log breaks the rules at event {exc.position}: {exc.reason}", file=out)
+        print(breaks(exc), file=out)
         return 1
     assert last is not None
     print(f"after event {to}: {describe(last.event, last.state)}", file=out)
@@ -636,7 +658,7 @@ def step_through(log: TableLog, deal: int | None, out: TextIO, pause: Callable[[
             if pause is not None and not pause():
                 return 0
     except LogError as exc:
-        print(f"the log breaks the rules at event {exc.position}: {exc.reason}", file=out)
+        print(breaks(exc), file=out)
         return 1
     if not shown:
         print(f"no deal {deal} in table {log.table}", file=sys.stderr)
@@ -661,33 +683,43 @@ def summary(log: TableLog, out: TextIO, titled: bool = False) -> int:
         return done
     state: TableState | None = None
     code = 0
+    passed: dict[int, list[str]] = {}
+    """Per deal, who passed in the bidding, in turn."""
     try:
         for step in replay(log):
             state = step.state
+            if isinstance(step.event, Passed) and not any(isinstance(e, BiddingWon) for e in state.deal_events):
+                passed.setdefault(state.deal_no, []).append(name(state, step.event.seat))
     except LogError as exc:
         code = 1
-        print(f"(the log breaks the rules at event {exc.position}: {exc.reason}; deals up to there)", file=out)
+        print(f"({breaks(exc)}; deals up to there)", file=out)
     if state is None:
         return code
     print(f"table {state.table}{' (Skat)' if titled else ''}: {', '.join(state.players)}", file=out)
     print(
-        f"{'deal':>4}  {'declarer':<16} {'game':<36} {'result':<15} {'doubled':<16} {'value':>5} {'points':>6}  scores",
+        f"{'deal':>4}  {'declarer':<16} {'game':<36} {'result':<15} {'doubled':<16} {'bid':>3} {'value':>5} "
+        f"{'points':>6}  {'scores':<{6 * len(state.players) - 1}}  passed",
         file=out,
     )
     for row in state.sheet:
         r = row.result
         scores = " ".join(f"{v:+5d}" for v in r.scores)
         doubled = doublings(r)
+        passes = ", ".join(passed.get(row.deal, []))
         if r.kind == "game":
             outcome = "won" if r.won else ("lost (overbid)" if r.overbid else "lost")
             who = name(state, r.declarer if r.declarer is not None else -1)
             print(
-                f"{row.deal:>4}  {who:<16} {str(r.game):<36} {outcome:<15} {doubled:<16} {r.value:>5} "
-                f"{r.declarer_points:>6}  {scores}",
+                f"{row.deal:>4}  {who:<16} {str(r.game):<36} {outcome:<15} {doubled:<16} {r.bid:>3} {r.value:>5} "
+                f"{r.declarer_points:>6}  {scores}  {passes}",
                 file=out,
             )
         else:
-            print(f"{row.deal:>4}  {'-':<16} {r.kind:<36} {'':<15} {doubled:<16} {'':>5} {'':>6}  {scores}", file=out)
+            print(
+                f"{row.deal:>4}  {'-':<16} {r.kind:<36} {'':<15} {doubled:<16} {'':>3} {'':>5} {'':>6}  {scores}  "
+                f"{passes}",
+                file=out,
+            )
     print(f"totals after {len(state.sheet)} deals:", file=out)
     for seat, player in enumerate(state.players):
         print(f"  {player:<16} list {state.totals[seat]:+6d}   Seeger-Fabian {state.sf_totals[seat]:+6d}", file=out)

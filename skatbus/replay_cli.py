@@ -163,16 +163,24 @@ def run(args: argparse.Namespace, out: TextIO | None = None, read: Reader | None
         return INTERRUPTED
 
 
+def _warn(warnings: list[str]) -> None:
+    """The damaged lines of an archive, one line each on stderr: the rest is read."""
+    for line in warnings:
+        print(f"skat replay: warning: {line}", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace, out: TextIO, read: Reader | None) -> int:
     path = Path(args.source)
+    warnings: list[str] = []
     whole = path.is_file() and args.table is None and not (args.html or args.to is not None)
     if args.list and not path.is_file():
         return _fail(f"{args.source}: --list needs an archive file")
     if whole and (args.list or args.verify or args.summary or read is not None):
         try:
-            logs = list(read_archive(path).values())
+            logs = list(read_archive(path, warnings=warnings).values())
         except (OSError, ValueError) as exc:
             return _fail(exc)
+        _warn(warnings)
         if not logs:
             return _fail(f"{path}: no events")
         if args.list:
@@ -190,9 +198,10 @@ def _run(args: argparse.Namespace, out: TextIO, read: Reader | None) -> int:
         return navigate(logs, read, out, chosen, args.deal, clear=out.isatty())
     try:
         table = _table_of(path, args.table) if path.is_file() and args.table is not None else args.table
-        log = load(args.source, table, args.nats, args.creds, args.tls_ca)
+        log = load(args.source, table, args.nats, args.creds, args.tls_ca, warnings)
     except (OSError, ValueError) as exc:
         return _fail(exc)
+    _warn(warnings)
     if args.verify:
         verdict = verify(log)
         print(verdict.message if verdict.ok else f"{log.table}: {verdict.message}", file=out)
@@ -209,5 +218,21 @@ def _run(args: argparse.Namespace, out: TextIO, read: Reader | None) -> int:
     if args.summary:
         return summary(log, out)
     if read is not None:
-        return navigate([log], read, out, 0, args.deal, clear=out.isatty())
+        return _navigate_from(path, log, read, out, args.deal)
     return step_through(log, args.deal, out, None)
+
+
+def _navigate_from(path: Path, log: TableLog, read: Reader, out: TextIO, deal: int | None) -> int:
+    """Interactive ``--table``: that table first, and the archive's other tables a key away
+    (``l``, ``l N``) as without ``--table``; a live table (no archive) by itself."""
+    logs = [log]
+    if path.is_file():
+        try:
+            logs = list(read_archive(path, warnings=[]).values()) or logs  # its warnings were said
+        except (OSError, ValueError):
+            pass  # the table itself was read: replay it alone
+    start = next((i for i, other in enumerate(logs) if other.table == log.table), None)
+    if start is None:
+        logs, start = [log], 0
+    logs[start] = log  # the very table shown before: read once, as --table named it
+    return navigate(logs, read, out, start, deal, clear=out.isatty())

@@ -25,7 +25,19 @@ from typing import TextIO
 from protocol.events import DealDealt, DealScored, TableOpened, TableOpenedV2, TrickTaken
 from protocol.skat.table import LogError
 
-from .replay import TableLog, UnknownGame, describe, game_replay, game_title, log_game, render_state, replay, snapshot
+from .replay import (
+    TableLog,
+    UnknownGame,
+    breaks,
+    describe,
+    game_replay,
+    game_title,
+    log_game,
+    render_state,
+    replay,
+    snapshot,
+    table_note,
+)
 
 KEYS = (
     "Enter/n: next event  b: back  t: next trick  d: next deal  p: previous deal  "
@@ -121,7 +133,7 @@ def table_line(number: int, log: TableLog, titled: bool = False) -> str:
     scored = DealScored if other is None else other.DEAL_SCORED
     deals = sum(isinstance(e, scored) for e in log.events)
     line = f"{number:>3}  {log.table:<24} {players:<40} {deals:>3} deals {len(log.events):>5} events"
-    return line + f"  {game_title(log_game(log))}" if titled else line
+    return (line + f"  {game_title(log_game(log))}" if titled else line) + table_note(log)
 
 
 def table_lines(logs: Sequence[TableLog], current: int | None = None) -> list[str]:
@@ -186,7 +198,7 @@ class Cursor:
 
     def end_message(self) -> str:
         if self.error is not None:
-            return f"the log breaks the rules at event {self.error.position}: {self.error.reason}"
+            return breaks(self.error)
         return "at the last event"
 
     def where(self) -> str:

@@ -342,7 +342,9 @@ def render_state(snap: dict[str, Any]) -> list[str]:
 
 
 def _broken(exc: LogError, out: TextIO) -> int:
-    print(f"the log breaks the rules at event {exc.position}: {exc.reason}", file=out)
+    from .replay import breaks  # that module imports this one
+
+    print(breaks(exc), file=out)
     return 1
 
 
@@ -404,8 +406,10 @@ def summary(log: TableLog, out: TextIO) -> int:
         for step in steps(log):
             state = step.state
     except LogError as exc:
+        from .replay import breaks  # that module imports this one
+
         code = 1
-        print(f"(the log breaks the rules at event {exc.position}: {exc.reason}; deals up to there)", file=out)
+        print(f"({breaks(exc)}; deals up to there)", file=out)
     if state is None or not state.opened:
         return code
     deals = len(state.sheet)

@@ -27,17 +27,19 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from protocol.events import DealDealt, DealScored, PlayerTimedOut
+from protocol.skat.games import skat_order
 from protocol.skat.scoring import DealResult
 from protocol.skat.table import LogError
 from protocol.tournament import standings as compute_standings
 
-from .replay import TableLog, doublings, game_title, log_game, read_archive, replay
+from .replay import TableLog, breaks, doublings, game_title, log_game, read_archive, replay
+from .think_times import archive_think_times
 
 if TYPE_CHECKING:
     from .report_thirty_one import T31Report
 
 GAME_NAMES = {"G": "grand", "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "N": "null"}
-CATEGORIES = (*GAME_NAMES.values(), "ramsch", "defending")
+CATEGORIES = (*sorted(GAME_NAMES.values(), key=skat_order), "ramsch", "defending")
 """The columns of the by-game table: the games a player declared, the Ramsch deals it sat
 through (won = not a loser) and the games it defended (won = the declarer lost)."""
 
@@ -109,6 +111,15 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     thirty_one: T31Report | None = None
     """The run's Thirty-one tables, if it has any."""
+    think_times: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per player, its moves' think times from the archive's stored times, as results.json's
+    ``think_times`` (``skatbus.think_times``): empty for an archive without them."""
+    disagreements: list[str] = field(default_factory=list)
+    """Where results.json disagrees with the archive (``verify.check_results``), one line per
+    field: the page then says so at the top and shows the archive's standings."""
+    damaged: list[str] = field(default_factory=list)
+    """The archive's damaged lines (one warning each, also among ``warnings``) and whether that
+    kept results.json from being checked: ``skat report`` prints them."""
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -234,7 +245,7 @@ def table_report(log: TableLog) -> tuple[TableReport, list[tuple[DealResult, lis
                 report.deals.append(_deal_line(event.result, state.players, event.deal))
             report.totals, report.seeger_fabian = list(state.totals), list(state.sf_totals)
     except LogError as exc:
-        report.error = f"the log breaks the rules at event {exc.position}: {exc.reason}"
+        report.error = breaks(exc)
     return report, results
 
 
@@ -262,6 +273,26 @@ def _name_of(results_path: Path | None, archive_path: Path) -> str:
     return archive_path.stem
 
 
+def _disagreements(
+    results_path: Path | None, results: dict[str, Any], logs: dict[str, TableLog], damaged: list[str]
+) -> list[str]:
+    """Where results.json disagrees with the archive (and the tournament's log beside it), one
+    line per field; a warning instead when the archive cannot be read whole (then it is no
+    truth to check against either)."""
+    if results_path is None or not results:
+        return []
+    unread = [t for t, log in logs.items() if log.problem is not None]
+    if unread or damaged:
+        damaged.append(
+            f"results.json is not checked against the archive: {len(unread) or 'some'} table(s) cannot be read whole"
+        )
+        return []
+    from .verify import check_results, tournament_of
+
+    tournament = tournament_of(results_path.parent / "tournament.jsonl")
+    return check_results(results, {t: log.events for t, log in logs.items()}, tournament)
+
+
 def build_report(results_path: Path | None, archive_path: Path) -> tuple[Report, dict[str, TableLog]]:
     """The report's data, and the tables' logs (for their replay pages); ``results_path`` None:
     the archive alone."""
@@ -271,9 +302,13 @@ def build_report(results_path: Path | None, archive_path: Path) -> tuple[Report,
             results = json.loads(results_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ReportError(f"{results_path}: not JSON: {exc}") from None
-    every = read_archive(archive_path)
+    damaged: list[str] = []
+    every = read_archive(archive_path, warnings=damaged)
     if not every:
         raise ReportError(f"{archive_path}: no events")
+    disagreements = _disagreements(results_path, results, every, damaged)
+    if disagreements:  # the archive is the truth: its standings are shown, not the edited ones
+        results = {k: v for k, v in results.items() if k != "standings"}
     games = _games(every)
     logs = games.pop("skat", {})
     t31_logs = games.pop("thirty-one", {})
@@ -323,7 +358,7 @@ def build_report(results_path: Path | None, archive_path: Path) -> tuple[Report,
     for found in [t.time_outs for t in tables] + [t.time_outs for t in (thirty_one.tables if thirty_one else [])]:
         for out in found:
             counted[out.player] = counted.get(out.player, 0) + 1
-    warnings = [str(w) for w in results.get("warnings") or []]
+    warnings = [*damaged, *(str(w) for w in results.get("warnings") or [])]
     for game, others in games.items():  # the games the report cannot show
         warnings.append(f"{len(others)} table(s) of {game_title(game)!r} left out: the report cannot show that game")
     report = Report(
@@ -341,5 +376,8 @@ def build_report(results_path: Path | None, archive_path: Path) -> tuple[Report,
         refused={str(p): n for p, n in (results.get("refused") or {}).items() if isinstance(n, int) and n},
         warnings=warnings,
         thirty_one=thirty_one,
+        think_times=archive_think_times(archive_path),
+        disagreements=disagreements,
+        damaged=damaged,
     )
     return report, {**logs, **t31_logs}

@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from .replay_html import render_html
-from .report import ReportError, TableReport, build_report, run_files
+from .report import Report, ReportError, TableReport, build_report, run_files
 from .report_html import render_report
 from .report_thirty_one import T31TableReport
+
+SHOWN = 8
+"""Differing fields printed before the rest are counted."""
 
 
 def _page_name(table: str) -> str:
@@ -28,6 +31,13 @@ def write_report(run: Path, out: Path | None = None, replays: bool = True) -> tu
     """Write the report (default ``RUN/report.html``, or beside an archive given by itself) and,
     with ``replays``, a replay page per table (of every game) in ``replay/`` beside it; returns
     the report's path and the pages written."""
+    path, pages, _ = write_checked_report(run, out, replays)
+    return path, pages
+
+
+def write_checked_report(run: Path, out: Path | None = None, replays: bool = True) -> tuple[Path, int, Report]:
+    """``write_report``, and the report itself: what its readers must be told (results.json
+    disagreeing with the archive, damaged archive lines) is in it."""
     results_path, archive_path = run_files(run)
     out = out or (results_path or archive_path).parent / "report.html"
     report, logs = build_report(results_path, archive_path)
@@ -46,7 +56,7 @@ def write_report(run: Path, out: Path | None = None, replays: bool = True) -> tu
                 table.replay = os.path.relpath(path, out.parent).replace(os.sep, "/")
                 pages += 1
     out.write_text(render_report(report), encoding="utf-8")
-    return out, pages
+    return out, pages, report
 
 
 # --- the command line ----------------------------------------------------------------------
@@ -68,17 +78,28 @@ def register(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """``skat report RUN``: exit 2 with one line if the run cannot be read or written."""
+    """``skat report RUN``: exit 2 with one line if the run cannot be read or written; exit 1
+    when results.json disagrees with the archive (the page is written, says so at the top and
+    shows what the archive says; the differing fields are printed here too)."""
     try:
-        path, pages = write_report(Path(args.run), Path(args.out) if args.out else None, args.replays)
+        path, pages, report = write_checked_report(Path(args.run), Path(args.out) if args.out else None, args.replays)
     except (ReportError, ValueError) as exc:
         print(f"skat report: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"skat report: {exc.filename or args.run}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    for warning in report.damaged:
+        print(f"skat report: warning: {warning}", file=sys.stderr)
+    found = report.disagreements
+    if found:
+        print("skat report: results.json disagrees with the archive; the report shows the archive's:", file=sys.stderr)
+        for line in found[:SHOWN]:
+            print(f"  {line}", file=sys.stderr)
+        if len(found) > SHOWN:
+            print(f"  ... and {len(found) - SHOWN} more", file=sys.stderr)
     print(
         f"wrote {path}"
         + (f" and {pages} replay page{'s' if pages != 1 else ''} in {path.parent / 'replay'}" if pages else "")
     )
-    return 0
+    return 1 if found else 0

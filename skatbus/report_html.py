@@ -20,6 +20,9 @@ from .html_style import BASE_CSS, PLAYER_COLOURS, style
 from .report import CATEGORIES, Report, TableReport, Tally
 from .report_thirty_one import T31TableReport
 
+DISAGREEMENTS_SHOWN = 8
+"""Fields of results.json that disagree with the archive listed before the rest are counted."""
+
 REPORT_CSS = """
   main.report { max-width: 1180px; margin: 0 auto; padding: 1em; }
   header .sub { font-size: .9em; opacity: .8; }
@@ -192,11 +195,56 @@ class _Page:
             f"{t.won}/{t.played}<span class='pts'>{_signed(t.points)}</span>"
         )
 
+    def disagreements(self) -> str:
+        """results.json edited (or wrong): said first, field by field; the page shows the archive's."""
+        found = self.r.disagreements
+        if not found:
+            return ""
+        shown = found[:DISAGREEMENTS_SHOWN] + (
+            [f"... and {len(found) - DISAGREEMENTS_SHOWN} more"] if len(found) > DISAGREEMENTS_SHOWN else []
+        )
+        items = "".join(f"<li>{escape(w)}</li>" for w in shown)
+        return (
+            '<section class="panel" id="disagrees"><h2>results.json disagrees with the archive</h2>'
+            f"<p>The archive is the record of what was played: this page shows what it says.</p><ul>{items}</ul></section>"
+        )
+
     def warnings(self) -> str:
         if not self.r.warnings:
             return ""
         items = "".join(f"<li>{escape(w)}</li>" for w in self.r.warnings)
         return f'<section class="panel" id="error"><h2>Warnings</h2><ul>{items}</ul></section>'
+
+    def think_times(self) -> str:
+        """Each player's think times per move (seconds), from the archive's stored times."""
+        rows = {p: t for p, t in self.r.think_times.items() if t.get("moves") or t.get("unmeasured")}
+        if not any(t.get("moves") for t in rows.values()):
+            return ""  # an archive without stored times: nothing to show
+
+        def sec(v: Any) -> str:
+            return f"{v:.3f}" if isinstance(v, (int, float)) else "&ndash;"
+
+        body = "".join(
+            f"<tr><td>{self.who(p)}</td><td class='num'>{t.get('moves', 0)}</td><td class='num'>{sec(t.get('median'))}</td>"
+            f"<td class='num'>{sec(t.get('p95'))}</td><td class='num'>{sec(t.get('longest'))}</td>"
+            f"<td class='num'>{t.get('unmeasured', 0)}</td><td class='num'>{t.get('budget_out', 0)}</td></tr>"
+            for p, t in rows.items()
+        )
+        control = (self.r.config.get("rules") or {}).get("time_control")
+        clock = (
+            f" under a time control of {control.get('budget', 0):g}+{control.get('increment', 0):g}"
+            if isinstance(control, dict)
+            else ""
+        )
+        return (
+            '<section class="panel" id="think-times"><h2>Think times</h2>'
+            f"<p>Seconds per move{escape(clock)}, from the time the move was stored back to the event that "
+            "gave the player the turn. Unmeasured: moves the log cannot time (no stored time, or made after "
+            "the services were away). Budget out: time-outs where the budget ran out.</p>"
+            "<table><tr><th>player</th><th class='num'>moves</th><th class='num'>median</th>"
+            "<th class='num'>p95</th><th class='num'>longest</th><th class='num'>unmeasured</th>"
+            f"<th class='num'>budget out</th></tr>{body}</table></section>"
+        )
 
     def time_outs(self) -> str:
         source = "as results.json records them" if self.r.time_outs_recorded else "counted in the tables' logs"
@@ -283,6 +331,7 @@ def render_report(report: Report) -> str:
     skat = bool(report.tables) or t31 is None
     bots = ", ".join(f"{escape(p)}: {escape(str(b))}" for p, b in (report.config.get("bots") or {}).items())
     subtitle = [_rules_line(report.config)] if skat else []
+    source = "the archive (results.json disagrees)" if report.disagreements else "results.json"
     if t31 is not None:
         subtitle.append(t31.rules_line(report.config))
     return (
@@ -293,18 +342,20 @@ def render_report(report: Report) -> str:
         f"<header><h1>Tournament {escape(report.tournament)}</h1>"
         f'<span class="sub">{escape("; ".join(subtitle))}</span></header>\n'
         '<main class="report">\n'
+        + page.disagreements()
         + page.warnings()
         + (page.standings() + page.running() + page.games() if skat else "")
         + (t31.standings() + t31.running() + t31.statistics() if t31 is not None else "")
         + page.time_outs()
+        + page.think_times()
         + (page.tables() if skat else "")
         + (t31.tables() if t31 is not None else "")
         + "\n</main>\n"
         + f"<footer>{_footer(report, skat)}{'; bots ' + bots if bots else ''}. "
         + (
-            "Standings from results.json; everything else re-derived by folding each table's log "
+            f"Standings from {source}; everything else re-derived by folding each table's log "
             if t31 is None
-            else ("Skat standings from results.json; " if skat else "")
+            else (f"Skat standings from {source}; " if skat else "")
             + "Thirty-one standings from the places its tables' logs fold to; everything else re-derived by "
             "folding each table's log "
         )

@@ -30,7 +30,7 @@ from protocol.thirty_one.events import T31DealEnded, T31DealScored, T31Dealt, T3
 from protocol.thirty_one.state import ThirtyOneState
 from protocol.tournament import PLACE_POINTS, place_standings
 
-from .replay import TableLog
+from .replay import TableLog, breaks
 from .replay_thirty_one import ENDS, rules_text, steps
 from .report import TimeOut
 
@@ -160,7 +160,7 @@ class _Run:
                 if isinstance(event, T31Dealt):
                     deal_start = step.position
         except LogError as exc:
-            report.error = f"the log breaks the rules at event {exc.position}: {exc.reason}"
+            report.error = breaks(exc)
         if state is not None and state.opened:
             report.rules = rules_text(state.rules)
             report.places, report.coins, report.kitty = state.places(), list(state.coins), state.kitty

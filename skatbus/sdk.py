@@ -23,6 +23,13 @@ can never count twice), retries while the table is busy, asks for its pending pr
 after every (re)connect (``skat.hello.<player>``), and shuts down cleanly on Ctrl-C or SIGTERM.
 ``act`` may be a plain function or ``async``; a plain one runs on the event loop, so it must be
 quick (a few milliseconds) or set ``blocking = True`` on the bot to run in a thread.
+
+When ``act`` raises, or returns something that is not one of ``view.legal``, the player logs
+one ``bot_fault`` line (player, table, index, error), counts it (``BotPlayer.faults``) and sends
+the seat's default move at once: the one the services apply at a time-out
+(``skatbus.bot_guard``, which ``RemotePlayer`` plays every bot through). ``run`` ends by itself when the tournament the bot plays in is over
+(``skatbus.tournament_end``), and while its server is away it retries with a growing pause and
+says so in a few log lines, not one per attempt.
 """
 
 from __future__ import annotations
@@ -33,8 +40,10 @@ import inspect
 import os
 import signal
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
+import msgspec
+import structlog
 from nats.aio.client import Client
 
 from protocol import registry
@@ -50,11 +59,17 @@ from services.connection import ConnectionSettings, connect
 from .bots import bot_games, bots_of, make_bot
 from .nonce_giver import NonceGiver
 from .player import RemotePlayer
+from .tournament_end import TournamentEnd
 
 __all__ = [
-    "AnyBot", "AnyUpdate", "ByGame", "Knowledge", "ThirtyOneKnowledge", "built_in", "connect_player", "game_of",
-    "hello", "knowledge", "play", "run",
+    "AnyBot", "AnyUpdate", "BotPlayer", "ByGame", "Knowledge", "ThirtyOneKnowledge", "built_in", "connect_player",
+    "game_of", "hello", "knowledge", "play", "run",
 ]  # fmt: skip
+
+RECONNECT_WAIT: Final = 0.5
+"""Seconds between the first reconnect attempts; doubled after each failure..."""
+MAX_RECONNECT_WAIT: Final = 30.0
+"""... up to this, so a bot whose server is gone for good costs a try every 30 s."""
 
 AnyUpdate = Update | ThirtyOneUpdate
 """What a bot's ``act`` gets: the update of its table's game."""
@@ -106,10 +121,21 @@ class _Threaded:
         return await asyncio.to_thread(self.bot.act, obs)
 
 
+class BotPlayer(RemotePlayer):
+    """The remote player ``play`` returns: ``rejections`` and ``faults`` as every
+    ``RemotePlayer`` (a turn its bot failed, played by the default move), and why it stopped
+    (``ended``: "" when told to, else e.g. ``"tournament t-... is over"``)."""
+
+    def __init__(self, nc: Client, player: str, bot: AnyBot, **options: Any) -> None:
+        super().__init__(nc, player, bot, **options)
+        self.ended = ""
+
+
 class ByGame:
     """One player, one bot per game: each update goes to the bot of its table's game
-    (``game_of``). A table of a game without a bot here is not answered (its time-out plays
-    the default action) and an error is logged, once per table."""
+    (``game_of``). At a table of a game without a bot here ``act`` raises ``LookupError``
+    (logged once per table), so the player plays the seat's default move at once
+    (``skatbus.bot_guard``), as at a time-out."""
 
     def __init__(self, bots: Mapping[str, AnyBot]) -> None:
         for name in bots:
@@ -166,18 +192,52 @@ async def connect_player(
     permissions require) that re-asks for its prompts whenever it reconnects."""
     check_token("player", player)
     settings = ConnectionSettings.resolve(url, creds, tls_ca)
+    backoff = _Backoff(logs.get(player=player))
 
     async def say_hello(nc: Client) -> None:
+        backoff.reset()
         await hello(nc, player)
 
-    return await connect(
+    nc = await connect(
         settings,
         f"skat-player-{player}",
         on_reconnected=say_hello,
         log=logs.get(player=player),
         inbox_prefix=f"_INBOX.{player}",
+        error_cb=backoff.on_error,
+        reconnect_time_wait=RECONNECT_WAIT,
         **options,
     )
+    backoff.nc = nc
+    return nc
+
+
+class _Backoff:
+    """Reconnects that slow down while the server stays away: the pause between attempts doubles
+    from ``RECONNECT_WAIT`` to ``MAX_RECONNECT_WAIT`` (nats-py reads it before each attempt),
+    and only the 1st, 2nd, 4th, 8th, ... failure is logged (``nats_unreachable``): a bot left
+    running after its server stopped writes a dozen lines a day, not two a second."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.nc: Client | None = None
+        self.failed = 0
+
+    def reset(self) -> None:
+        self.failed = 0
+        if self.nc is not None:
+            self.nc.options["reconnect_time_wait"] = RECONNECT_WAIT
+
+    async def on_error(self, exc: Exception) -> None:
+        nc = self.nc
+        if nc is None or not nc.is_reconnecting:
+            self.log.warning("nats_error", error=repr(exc)[:300])
+            return
+        self.failed += 1
+        wait = min(MAX_RECONNECT_WAIT, RECONNECT_WAIT * 2 ** min(self.failed, 16))
+        nc.options["reconnect_time_wait"] = wait
+        if self.failed & (self.failed - 1) == 0:  # a power of two
+            self.log.warning("nats_unreachable", attempts=self.failed, next_try_in=wait, error=repr(exc)[:200])
 
 
 async def hello(nc: Client, player: str) -> int:
@@ -186,8 +246,6 @@ async def hello(nc: Client, player: str) -> int:
         reply = await nc.request(hello_subject(player), b"", timeout=2.0)
     except Exception:
         return -1
-    import msgspec
-
     return int(msgspec.json.decode(reply.data).get("prompts", 0))
 
 
@@ -198,27 +256,54 @@ async def play(
     stop: asyncio.Event | None = None,
     creds: str | os.PathLike[str] | None = None,
     tls_ca: str | os.PathLike[str] | None = None,
-) -> RemotePlayer:
-    """Play as ``player`` until ``stop`` is set; returns the player (its rejections, for one)."""
+    tournament: str | None = None,
+    forever: bool = True,
+) -> BotPlayer:
+    """Play as ``player`` until ``stop`` is set; returns the player (its rejections and
+    faults, for one). ``forever`` False: also stop once the tournament that named this
+    player is over; ``tournament``: once that tournament is over (``BotPlayer.ended`` says
+    which)."""
     check_token("player", player)
+    if tournament is not None:
+        check_token("tournament", tournament)
     nc = await connect_player(player, url, creds, tls_ca)
-    return await _serve(nc, bot, player, stop or asyncio.Event())
+    return await _serve(nc, bot, player, stop or asyncio.Event(), tournament, forever)
 
 
-async def _serve(nc: Client, bot: AnyBot, player: str, stop: asyncio.Event) -> RemotePlayer:
-    """Play on an open connection until ``stop`` is set, then drain it."""
+async def _serve(
+    nc: Client,
+    bot: AnyBot,
+    player: str,
+    stop: asyncio.Event,
+    tournament: str | None = None,
+    forever: bool = True,
+) -> BotPlayer:
+    """Play on an open connection until ``stop`` is set (or the tournament is over, unless
+    ``forever`` and no ``tournament``), then drain it."""
     # The connection says hello after each reconnect (connect_player); the player need not.
-    remote = RemotePlayer(
-        nc, player, _Threaded(bot) if getattr(bot, "blocking", False) else bot, hello_on_reconnect=False
-    )
+    bot = _Threaded(bot) if getattr(bot, "blocking", False) else bot
+    remote = BotPlayer(nc, player, bot, hello_on_reconnect=False)  # guarded (skatbus.bot_guard)
     nonces = NonceGiver(nc, player)  # a fair tournament that seats us gets a nonce of ours
+    end = TournamentEnd(nc, player, tournament) if tournament is not None or not forever else None
+    if end is not None:
+        await end.start()
     await nonces.start()
     await remote.start()
     await nc.flush()
     await remote.hello()
+    waits = [asyncio.ensure_future(stop.wait())]
+    if end is not None:
+        waits.append(asyncio.ensure_future(end.over.wait()))
     try:
-        await stop.wait()
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if end is not None and end.over.is_set() and not stop.is_set():
+            remote.ended = end.why
+            logs.get(player=player).info("bot_stopped", reason=end.why, faults=remote.faults)
     finally:
+        for waiting in waits:
+            waiting.cancel()
+        if end is not None:
+            await end.stop()
         await nonces.stop()
         await remote.stop()
         with contextlib.suppress(Exception):
@@ -233,15 +318,25 @@ def run(
     creds: str | os.PathLike[str] | None = None,
     tls_ca: str | os.PathLike[str] | None = None,
     patience: float | None = None,
-) -> None:
-    """Play until Ctrl-C or SIGTERM (the blocking entry point for scripts). The settings are
-    checked before anything starts, so a missing key file fails at once (``SettingsError``).
+    tournament: str | None = None,
+    forever: bool = False,
+) -> str:
+    """Play until Ctrl-C or SIGTERM, or until the tournament that seated this player is over
+    (the blocking entry point for scripts); returns why it stopped ("" for a signal, else e.g.
+    ``"tournament t-... is over"``). ``tournament``: stop when that one is over; ``forever``:
+    never stop for a tournament's end. The settings are checked before anything starts, so a
+    missing key file fails at once (``SettingsError``).
 
     With ``patience`` (seconds; ``math.inf`` for ever) a server that cannot be reached, or
     that refuses the credentials, ends it with ``services.connection.Unreachable`` (one line
     to show); Ctrl-C and SIGTERM stop it while it is still connecting, too."""
     check_token("player", player)
+    if tournament is not None:
+        check_token("tournament", tournament)
     settings = ConnectionSettings.resolve(url, creds, tls_ca)
+    if not structlog.is_configured():  # a script's bot: its log lines on stderr, as skat bot's
+        logs.configure()
+    ended = [""]
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -260,11 +355,13 @@ def run(
             with contextlib.suppress(BaseException):
                 await connecting
             return
-        await _serve(connecting.result(), bot, player, stop)
+        remote = await _serve(connecting.result(), bot, player, stop, tournament, forever)
+        ended[0] = remote.ended
 
     try:
         import uvloop
-
-        uvloop.run(main())
     except ImportError:
         asyncio.run(main())
+    else:
+        uvloop.run(main())
+    return ended[0]

@@ -442,7 +442,14 @@ BOTS: Final[dict[str, Callable[[str], T31Bot]]] = {"random": RandomBot, "heurist
 
 
 def make_bot(name: str, seed: str = "") -> T31Bot:
-    """A built-in Thirty-one bot by name (see ``BOTS``)."""
+    """A built-in Thirty-one bot by name (see ``BOTS``), or a class of one's own by its spec
+    (``module:Class``, ``file.py:Class`` declaring ``game = "thirty-one"``: ``skatbus.bot_loader``,
+    guarded so that a turn it fails is played by the default move)."""
+    if ":" in name:
+        from .bot_loader import make
+
+        guarded: T31Bot = make(name, seed, "thirty-one")
+        return guarded
     try:
         return BOTS[name](seed)
     except KeyError:

@@ -17,12 +17,15 @@ the games of one set share their cards and are not independent, the sets are. Ne
 100 % that interval shrinks to nothing (every set alike), so the share won is given at least
 the Wilson score interval over the games.
 
-Run it as ``python -m skatbus.thirty_one_eval --games 2000 --bots heuristic,random,random``.
+Run it as ``python -m skatbus.thirty_one_eval --games 2000 --bots heuristic,random,random``. A
+bot class of one's own (``game = "thirty-one"``) plays in-process, named by its spec
+(``--bots my_bot.py:MyThirtyOneBot,random,random``; docs/in-process-bots.md): a fresh one per
+game, seeded as a built-in bot is; a turn it fails is played by the default move and counted
+in its ``faults``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import signal
@@ -30,11 +33,13 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
 from protocol.thirty_one import GAME, Rejection, ThirtyOneRules, ThirtyOneState, decide, due, fold, rules_from_record
 from protocol.tournament import Z95, half_width_95
 
+from . import bot_loader
+from .cli_parser import SkatParser
 from .thirty_one_bots import BOTS, T31Bot, make_bot, observe
 
 BotSpec = str | T31Bot
@@ -87,6 +92,8 @@ class SetResult:
     games: int
     deals: int
     decisions: int
+    faults: list[int] = field(default_factory=list)
+    """Per entry, the turns it failed over the set's games (each played by the default move)."""
 
 
 def wilson(share: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -112,6 +119,8 @@ class EntryStats:
     won: list[float] = field(default_factory=list)
     place: list[float] = field(default_factory=list)
     coins: list[float] = field(default_factory=list)
+    faults: int = 0
+    """Turns it failed (raised, or answered illegally), each played by the default move."""
 
     @staticmethod
     def _mean(values: Sequence[float]) -> float:
@@ -184,7 +193,12 @@ class Evaluation:
 
 
 def _labels(bots: Sequence[BotSpec]) -> list[str]:
-    return [b if isinstance(b, str) else type(b).__name__ for b in bots]
+    """Each entry's name: a built-in bot's, a spec's entrant (``NAME=``, else its class), an
+    object's class."""
+    return [
+        (bot_loader.entrant_name(b) if bot_loader.is_spec(b) else b) if isinstance(b, str) else type(b).__name__
+        for b in bots
+    ]
 
 
 def _instance(spec: BotSpec, seed: str) -> T31Bot:
@@ -206,7 +220,9 @@ def play_sets(
     if not 2 <= players <= 9:
         raise ValueError(f"Thirty-one is played by 2 to 9 players, not {players}")
     for spec in bots:
-        if isinstance(spec, str) and spec not in BOTS:
+        if isinstance(spec, str) and bot_loader.is_spec(spec):
+            bot_loader.check(spec, bot_loader.THIRTY_ONE, pure_engine=True)  # a BotLoadError, a ValueError too
+        elif isinstance(spec, str) and spec not in BOTS:
             raise ValueError(f"unknown bot {spec!r}; built-in Thirty-one bots: {', '.join(sorted(BOTS))}")
     rules = rules if rules is not None else ThirtyOneRules()
     order = seatings(players)
@@ -214,6 +230,7 @@ def play_sets(
         won = [0.0] * players
         place = [0.0] * players
         coins = [0.0] * players
+        faults = [0] * players
         deals = decisions = 0
         for r, entry_at in enumerate(order):
             table_bots = [_instance(bots[entry_at[s]], f"{seed}/{k}/{entry_at[s]}") for s in range(players)]
@@ -221,13 +238,17 @@ def play_sets(
             places = state.places()
             firsts = places.count(1)
             for s, entry in enumerate(entry_at):
+                if isinstance(bots[entry], str):  # a bot of its own for this game
+                    faults[entry] += getattr(table_bots[s], "faults", 0)
                 won[entry] += (1.0 / firsts) if places[s] == 1 else 0.0
                 place[entry] += places[s]
                 coins[entry] += state.coins[s]
             deals += state.deal_no
             decisions += made
         g = len(order)
-        yield SetResult([x / g for x in won], [x / g for x in place], [x / g for x in coins], g, deals, decisions)
+        yield SetResult(
+            [x / g for x in won], [x / g for x in place], [x / g for x in coins], g, deals, decisions, faults
+        )
 
 
 def summarize(
@@ -248,6 +269,7 @@ def summarize(
             stats.won.append(res.won[e])
             stats.place.append(res.place[e])
             stats.coins.append(res.coins[e])
+            stats.faults += res.faults[e] if res.faults else 0
     return Evaluation(
         entries=entries,
         players=players,
@@ -300,15 +322,15 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
         f"{ev.seconds:.1f} s, {ev.games_per_second:.0f} games/s ({ev.games_per_cpu_second:.0f} per CPU second). Intervals: normal approximation over the sets (won: at least Wilson's over the games).",
         file=out,
     )
+    faulty = [f"#{i} {s.name} {s.faults}" for i, s in enumerate(ev.entries) if s.faults]
+    if faulty:
+        print(f"Faults (turns a bot failed, played by the default move): {', '.join(faulty)}.", file=out)
     if ev.sets < ev.planned_sets:
         print(f"Stopped after {ev.sets} of {ev.planned_sets} sets.", file=out)
 
 
-class _Parser(argparse.ArgumentParser):
-    """Mistakes on the command line are one line on stderr and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {' '.join(message.split())}\n")
+class _Parser(SkatParser):
+    """Mistakes on the command line are one line on stderr and exit code 2 (``SkatParser``)."""
 
 
 def _rules(pairs: Sequence[str]) -> ThirtyOneRules:
@@ -336,7 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=600, help="games to play (rounded up to whole sets)")
     parser.add_argument("--players", type=int, default=None, help="players per game, 2-9 (default: as many as --bots)")
     parser.add_argument(
-        "--bots", default="heuristic,random,random", help=f"one per seat, comma-separated: {', '.join(sorted(BOTS))}"
+        "--bots",
+        default="heuristic,random,random",
+        help=f"one per seat, comma-separated: {', '.join(sorted(BOTS))}, or a class of your own, MODULE:CLASS or "
+        "PATH.py:CLASS (docs/in-process-bots.md)",
     )
     parser.add_argument("--seed", default="t31-eval")
     parser.add_argument(
@@ -345,7 +370,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [b.strip() for b in args.bots.split(",")]
     for name in names:
-        if name not in BOTS:
+        if bot_loader.is_spec(name):
+            try:
+                bot_loader.check(name, bot_loader.THIRTY_ONE, pure_engine=True, construct=True)
+            except bot_loader.BotLoadError as exc:
+                parser.error(f"--bots {exc}")
+        elif name not in BOTS:
             parser.error(f"unknown bot {name!r}; built-in Thirty-one bots: {', '.join(sorted(BOTS))}")
     players = args.players if args.players is not None else len(names)
     if not 2 <= players <= 9:
@@ -359,23 +389,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     planned = sets_for(args.games, players)
+    labels = _labels(names)
     results: list[SetResult] = []
     started, cpu = time.perf_counter(), time.process_time()
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         for res in play_sets(names, args.games, args.seed, rules):
             results.append(res)
+    except bot_loader.BotLoadError as exc:  # a constructor that raised
+        parser.error(f"--bots {exc}")
     except KeyboardInterrupt:
         if not results:
             print(f"{parser.prog}: stopped before a set was complete", file=sys.stderr)
             return 130
         report(
-            summarize(names, results, time.perf_counter() - started, time.process_time() - cpu, planned, rules.coins)
+            summarize(labels, results, time.perf_counter() - started, time.process_time() - cpu, planned, rules.coins)
         )
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-    report(summarize(names, results, time.perf_counter() - started, time.process_time() - cpu, planned, rules.coins))
+    report(summarize(labels, results, time.perf_counter() - started, time.process_time() - cpu, planned, rules.coins))
     return 0
 
 

@@ -31,7 +31,8 @@ from nats.js.errors import APIError, NotFoundError
 
 from protocol import fairness, seating
 from protocol.archive import encode_line
-from protocol.events import MSGPACK, DealScored, Event, SeatWithdrawn, TableClosed, TablePaused, TableResumed
+from protocol.clocks import stamps_of
+from protocol.events import Event, TableClosed, TablePaused, TableResumed
 from protocol.series import crosstable, draw_series, series_standings
 from protocol.subjects import (
     ADMIN_OPEN,
@@ -42,11 +43,8 @@ from protocol.subjects import (
     parse_command_subject,
     player_inbox,
 )
-from protocol.thirty_one.events import T31DealScored
-from protocol.thirty_one.state import places as thirty_one_places
 from protocol.tournament import (
     PLACE_POINTS,
-    SKAT,
     Forfeit,
     PlaceStanding,
     Standing,
@@ -58,12 +56,10 @@ from protocol.tournament import (
     TournamentState,
     fold_tournament,
     forfeits,
-    place_points,
     ranked_by_places,
     standings_of,
     table_feed,
     table_finished,
-    turn_of,
 )
 from protocol.wire import OpenTable, PauseTable, Reply, decode, encode
 from services import logs
@@ -79,8 +75,14 @@ from .bots import make_bot
 from .errors import UsageError
 from .nonces import NonceDesk
 from .player import RemotePlayer
+from .progress import Watch as _Watch
+from .progress import game_progress as game_progress  # where callers import it
 from .ratings import write_ratings
 from .signing import public_key_of, sign_run
+from .standings_text import format_place_standings as format_place_standings  # where callers import them
+from .standings_text import format_standings as format_standings
+from .think_times import think_times_json
+from .tournament_end import announce_finished
 from .tournament_file import write_tournament_log
 
 STREAM = "SKATTOUR"
@@ -213,8 +215,10 @@ class Progress:
     The rate counts only deals played since this process started watching (``already`` were
     done before: a resumed tournament), so it and the ETA mean what they say."""
 
-    leader_label = "SF/deal"
-    """What the leaders' figures are (Seeger-Fabian points per deal)."""
+    leader_label = "SF"
+    """What the leaders' figures are (Seeger-Fabian points so far, ranked as the standings)."""
+    leader_legend = "SF: the leaders so far, by Seeger-Fabian points"
+    """The label spelled out, once, before the first line that shows it."""
 
     def __init__(self, total: int, out: TextIO = sys.stdout, already: float = 0) -> None:
         self.total, self.out = total, out
@@ -228,12 +232,19 @@ class Progress:
         self.paused = ""
         """Which tables are paused (``PAUSED ...``), empty when none is."""
         self._printed_paused = ""
+        self._legend_said = False
 
     def update(self, done: float, leader: str = "", timeouts: str = "", paused: str | None = None) -> None:
         """Show the progress; ``paused`` (None: as before) says which tables are paused."""
         self.done, self.leader, self.timeouts = done, leader or self.leader, timeouts or self.timeouts
         if paused is not None:
             self.paused = paused
+        if self.leader and not self._legend_said:
+            self._legend_said = True
+            legend = f"({self.leader_legend})"
+            if self.tty:  # over the bar drawn so far, which is drawn again below it
+                legend = "\r" + legend.ljust(shutil.get_terminal_size((80, 24)).columns - 1)
+            print(legend, file=self.out)
         if self.tty:
             width = shutil.get_terminal_size((80, 24)).columns - 1  # the last column would wrap
             self.out.write("\r" + self.line(width).ljust(width))
@@ -296,6 +307,7 @@ class TableProgress(Progress):
     table's places as they would be if it ended now: T38's ranking by coins)."""
 
     leader_label = "place pts/table"
+    leader_legend = "place pts/table: the leaders so far, by place points per table (finished and running ones)"
 
     def __init__(self, tables: int, out: TextIO = sys.stdout, already: float = 0, deals: int = 0) -> None:
         super().__init__(tables, out, already)
@@ -308,19 +320,6 @@ class TableProgress(Progress):
     def speed(self) -> str:
         elapsed = time.monotonic() - self.started
         return f"{(self.deals - self.deals_before) / elapsed if elapsed > 0 else 0.0:.1f} deals/s"
-
-
-def game_progress(lost: Sequence[int], lives: int, deals: int, max_deals: int, closed: bool) -> float:
-    """How far a game played to the last survivor has come, 0 to 1: the share of the lives
-    the game needs lost so far (every seat but one must lose ``lives``, its coins and, on the
-    county, one more: T25), or of ``max_deals`` deals played, whichever is further (T29); 1
-    once the table is closed. It never goes back: lost lives only grow."""
-    if closed:
-        return 1.0
-    need = (len(lost) - 1) * lives
-    spent = sum(sorted((min(n, lives) for n in lost), reverse=True)[: len(lost) - 1])
-    by_lives = spent / need if need > 0 else 0.0
-    return min(0.99, max(by_lives, deals / max(max_deals, 1)))
 
 
 async def run_tournament(
@@ -351,17 +350,19 @@ async def run_tournament(
         state = await _resumable(tlog, resume, Path(out_dir))
         assert state.config is not None
         config = state.config
-    else:
-        assert config is not None
-        state = await _create(tlog, config, Path(out_dir))
-    if on_created is not None:
-        on_created(config)
+    assert config is not None
+    # The bots are made before a new tournament is stored: an in-process class whose
+    # constructor raises (skatbus.bot_loader.BotLoadError) leaves no tournament half begun.
     players = [
         RemotePlayer(
             nc, entrant, make_bot(bot, bot_seed(config, entrant), config.game), request_timeout=request_timeout
         )
         for entrant, bot in config.bots.items()
     ]
+    if not resume:
+        state = await _create(tlog, config, Path(out_dir))
+    if on_created is not None:
+        on_created(config)
 
     async def present(msg: Msg) -> None:  # ``skat resume`` asks whether the bots' runner is here
         if is_inbox(msg.reply):  # an inbox only: never a subject of the log's, whoever asks
@@ -400,9 +401,11 @@ async def run_tournament(
         await listener.stop()
         for p in players:
             await p.stop()
-    return await _finish(
+    results = await _finish(
         tlog, store, config, state, players, Path(out_dir), listener.heard, resumed=bool(resume), sign_key=sign_key
     )
+    await announce_finished(nc, config.id, config.game, remote)  # the remote bots may stop now
+    return results
 
 
 def bot_seed(config: TournamentConfig, entrant: str) -> str:
@@ -486,6 +489,12 @@ async def _table_log(store: EventStore, table: str) -> list[Event]:
     return [s.event for s in await store.read(table) if isinstance(s.event, Event)]
 
 
+async def _table_log_timed(store: EventStore, table: str) -> tuple[list[Event], list[str]]:
+    """``_table_log`` and, for each event, the server's stamp of when it was stored."""
+    stored = [s for s in await store.read(table) if isinstance(s.event, Event)]
+    return [s.event for s in stored], [s.stamp for s in stored]  # type: ignore[misc]
+
+
 async def _record_finished(
     tlog: TournamentLog, store: EventStore, state: TournamentState, specs: Sequence[TableSpec]
 ) -> None:
@@ -528,173 +537,6 @@ async def _create(tlog: TournamentLog, config: TournamentConfig, out_dir: Path) 
     return state
 
 
-@dataclasses.dataclass
-class _Game:
-    """A running table of a game played to the last survivor, as its scored deals tell it
-    (Thirty-one's ``t31_deal_scored``, the one such game there is): lives lost, coins and the
-    deal each seat was eliminated in, for the progress and the places so far."""
-
-    lost: list[int]
-    coins: list[int]
-    out_deal: list[int]
-    deals: int = 0
-
-    def scored(self, event: T31DealScored) -> None:
-        if event.deal <= self.deals:
-            return  # the feed repeated it
-        self.deals = event.deal
-        self.lost = [a + b for a, b in zip(self.lost, event.lives, strict=False)]
-        self.coins = list(event.coins)
-        for seat in event.eliminated:
-            if 0 <= seat < len(self.out_deal):
-                self.out_deal[seat] = event.deal
-
-    def places(self) -> list[int]:
-        """The places if the game ended now: the active seats by coins (T38), the eliminated
-        in the reverse order of their elimination."""
-        n = len(self.coins)
-        active = [s for s in range(n) if not self.out_deal[s]]
-        return thirty_one_places(n, active, self.coins, self.out_deal, by_coins=True)
-
-
-class _Watch:
-    """What the public feed says while the tables play: deals scored, Seeger-Fabian so far (a
-    game ranked by places: lives lost, coins and places so far), time-outs per player, which
-    tables closed. Best effort (the feed may repeat or drop an event); the results are
-    computed from the stored logs."""
-
-    def __init__(self, state: TournamentState, specs: Sequence[TableSpec] | None = None) -> None:
-        assert state.config is not None
-        watched = list(state.pending if specs is None else specs)
-        self.specs = watched
-        self.pending = {t.table for t in watched if t.table not in state.finished}
-        self.seating = {t.table: t.players for t in watched}
-        self.by_places = ranked_by_places(state.config.game)
-        self.rules = state.config.table_rules()
-        self.finished = dict(state.finished)
-        self.games: dict[str, _Game] = {}
-        self.deals_done: dict[str, int] = {}
-        self.closed: set[str] = set()
-        self.all_closed = asyncio.Event()
-        self.running: dict[str, int] = {}
-        self.dealt: dict[str, int] = {}
-        self.timeouts: dict[str, int] = {}
-        self.answered: dict[str, int] = {}
-        self.paused: set[str] = set()
-        """Tables paused now (by the operator, ``skat pause``, or an interrupted runner)."""
-        self.withdrawn: dict[str, set[str]] = {}
-        """Player -> the tables it was withdrawn from (``seat_withdrawn``)."""
-        self._previous: dict[str, Event] = {}
-
-    async def on_public(self, msg: Msg) -> None:
-        table = msg.subject.rpartition(".")[2]
-        if table not in self.pending:
-            return
-        event = MSGPACK.decode(msg.data)
-        if not isinstance(event, Event):
-            return
-        self.seen(table, event)
-
-    def seen(self, table: str, event: Event, live: bool = True) -> None:
-        """One event of a pending table: from the public feed (``live``), or read from the
-        store when a tournament is resumed (then only what the progress needs)."""
-        if self.by_places and isinstance(event, T31DealScored):
-            self.game(table).scored(event)
-            self.deals_done[table] = self.game(table).deals
-        if not live:
-            return
-        turn = turn_of(self._previous.get(table), event)
-        self._previous[table] = event
-        if turn is not None:
-            name = self.seating[table][turn[0]]
-            counter = self.answered if turn[1] else self.timeouts
-            counter[name] = counter.get(name, 0) + 1
-        if isinstance(event, DealScored):
-            if event.deal > self.deals_done.get(table, 0):
-                for seat, points in enumerate(event.result.seeger_fabian):
-                    name = self.seating[table][seat]
-                    self.running[name] = self.running.get(name, 0) + points
-                    self.dealt[name] = self.dealt.get(name, 0) + 1
-            self.deals_done[table] = max(self.deals_done.get(table, 0), event.deal)
-        elif isinstance(event, TableClosed):
-            self.table_closed(table)
-        elif isinstance(event, TablePaused):
-            self.paused.add(table)
-        elif isinstance(event, TableResumed):
-            self.paused.discard(table)
-        elif isinstance(event, SeatWithdrawn) and 0 <= event.seat < len(self.seating[table]):
-            self.withdrawn.setdefault(self.seating[table][event.seat], set()).add(table)
-
-    def game(self, table: str) -> _Game:
-        """The running game at ``table`` (of a game ranked by places)."""
-        found = self.games.get(table)
-        if found is None:
-            n = len(self.seating[table])
-            coins = int(getattr(self.rules, "coins", 0))
-            found = self.games[table] = _Game([0] * n, [coins] * n, [0] * n)
-        return found
-
-    def progress(self) -> float:
-        """Tables done (a game ranked by places): the finished ones, and each running one by
-        how far its game has come (``game_progress``)."""
-        lives = int(getattr(self.rules, "coins", 1)) + int(bool(getattr(self.rules, "county", False)))
-        max_deals = int(getattr(self.rules, "max_deals", 1))
-        done = float(len(self.seating) - len(self.pending))
-        for table in self.pending:
-            g = self.game(table)
-            done += game_progress(g.lost, lives, g.deals, max_deals, table in self.closed)
-        return done
-
-    def place_leaders(self) -> str:
-        """Place points per table so far, over every table: a finished table's places, a
-        running one's as they would be if it ended now."""
-        points: dict[str, list[int]] = {}
-        for table, seats in self.seating.items():
-            finished = self.finished.get(table)
-            places = finished.places if finished is not None and finished.places else self.game(table).places()
-            for seat, name in enumerate(seats):
-                points.setdefault(name, []).append(place_points(places[seat], len(seats)))
-        order = sorted(points, key=lambda n: (-sum(points[n]) / len(points[n]), n))
-        return "  ".join(f"{n} {sum(points[n]) / len(points[n]):.2f}" for n in order[:4])
-
-    def deals_total(self) -> int:
-        """Deals scored at the pending tables (as far as the feed and the store told)."""
-        return sum(self.deals_done.values())
-
-    def table_closed(self, table: str) -> None:
-        self.closed.add(table)
-        self.paused.discard(table)
-        if self.closed >= self.pending:
-            self.all_closed.set()
-
-    def leaders(self) -> str:
-        """The standings so far, from the deals scored while we watched (a game ranked by
-        places: ``place_leaders``)."""
-        if self.by_places:
-            return self.place_leaders()
-        order = sorted(self.running, key=lambda n: -self.running[n] / max(self.dealt[n], 1))
-        return "  ".join(f"{n} {self.running[n] / max(self.dealt[n], 1):+.1f}" for n in order[:4])
-
-    def timeouts_line(self) -> str:
-        """Players with time-outs, most first; ``(none answered)`` marks one never heard from,
-        ``withdrawn`` one withdrawn from a table (it forfeits)."""
-        order = sorted(self.timeouts, key=lambda n: -self.timeouts[n])
-
-        def notes(n: str) -> str:
-            said = ([] if self.answered.get(n) else ["none answered"]) + (["withdrawn"] if n in self.withdrawn else [])
-            return f" ({', '.join(said)})" if said else ""
-
-        return "  ".join(f"{n} {self.timeouts[n]}{notes(n)}" for n in order[:4])
-
-    def paused_line(self) -> str:
-        """``PAUSED ...`` while tables are paused, else empty."""
-        if not self.paused:
-            return ""
-        if len(self.paused) == 1:
-            return f"PAUSED {next(iter(self.paused))}"
-        return f"PAUSED {len(self.paused)} tables"
-
-
 async def _play(
     nc: Client,
     store: EventStore,
@@ -712,25 +554,25 @@ async def _play(
     pending = [t for t in watch.specs if t.table in watch.pending]
     for spec in pending:
         stored = await store.read(spec.table)
-        watch.deals_done[spec.table] = sum(isinstance(s.event, DealScored) for s in stored)
-        for s in stored:
-            if isinstance(s.event, Event):
-                watch.seen(spec.table, s.event, live=False)
+        watch.read_back(spec.table, stored)
         if stored and isinstance(stored[-1].event, TableClosed):
             watch.table_closed(spec.table)
         elif is_paused(s.event for s in stored):
             paused_before.append(spec.table)
+    # The finished tables too (earlier series, or before a resume): the leaders are the
+    # standings of every deal so far, as the final table's (``skatbus.progress``).
+    for table in list(state.finished):
+        watch.read_back(table, await store.read(table))
     if watch.closed >= watch.pending:
         watch.all_closed.set()
-    finished_before = sum(state.finished[t.table].deals for t in watch.specs if t.table in state.finished)
     # The clock starts as the tables open; deals played before (a resume) do not count in the rate.
     progress: Progress
     if watch.by_places:
         total = len(watch.specs)
-        progress = TableProgress(total, out, already=watch.progress(), deals=finished_before + watch.deals_total())
+        progress = TableProgress(total, out, already=watch.progress(), deals=watch.deals_done())
     else:
         total = sum(config.table_rules(len(t.players)).deals for t in watch.specs)
-        progress = Progress(total, out, already=finished_before + sum(watch.deals_done.values()))
+        progress = Progress(total, out, already=watch.deals_done())
     for spec in pending:
         if spec.table in watch.closed:
             continue
@@ -766,9 +608,9 @@ async def _play(
 
     def done() -> float:
         if isinstance(progress, TableProgress):
-            progress.deals = finished_before + watch.deals_total()
+            progress.deals = watch.deals_done()
             return watch.progress()
-        return finished_before + sum(watch.deals_done.values())
+        return watch.deals_done()
 
     while not watch.all_closed.is_set():
         progress.update(done(), watch.leaders(), watch.timeouts_line(), watch.paused_line())
@@ -779,8 +621,11 @@ async def _play(
             for table in watch.pending - watch.closed:
                 if await store.has_event(table, "table_closed"):
                     watch.table_closed(table)
-    done()
-    progress.update(total, watch.leaders(), watch.timeouts_line(), "")
+            for table in watch.to_read():  # a gap the feed left: the store has what it dropped
+                watch.read_back(table, await store.read(table))
+    for table in sorted(watch.pending):  # read back whole: the last line is the final table's
+        watch.read_back(table, await store.read(table))
+    progress.update(done(), watch.leaders(), watch.timeouts_line(), "")
     progress.finish()
 
 
@@ -798,16 +643,30 @@ async def _finish(
     """Record every table's result in the tournament's log and write the results (signed with
     ``sign_key``, an NKey seed, when given)."""
     tid = config.id
-    table_logs = {spec.table: await _table_log(store, spec.table) for spec in state.tables}
+    timed = {spec.table: await _table_log_timed(store, spec.table) for spec in state.tables}
+    table_logs = {table: log for table, (log, _) in timed.items()}
+    times = {table: stamps for table, (_, stamps) in timed.items()}
     await _record_finished(tlog, store, state, state.pending)
     if not state.done:
         await tlog.append(tid, TournamentFinished(tables=len(state.tables)))
         state.apply(TournamentFinished(tables=len(state.tables)))
     events = await tlog.read(tid)
     refused = {p.player: len(p.rejections) for p in players}
+    faults = {p.player: p.faults for p in players}
     # Files are written off the event loop (an archive can be large); bots may still be running.
     results = await asyncio.to_thread(
-        write_results, config, state, table_logs, out_dir / tid, refused, heard, resumed, events, sign_key
+        write_results,
+        config,
+        state,
+        table_logs,
+        out_dir / tid,
+        refused,
+        heard,
+        resumed,
+        events,
+        sign_key,
+        faults,
+        times,
     )
     # Ratings across every tournament in out_dir, rebuilt from the archives with this one in.
     results["files"]["ratings"] = str(await asyncio.to_thread(write_ratings, out_dir))
@@ -1016,6 +875,8 @@ def write_results(
     resumed: bool = False,
     events: Sequence[TournamentEvent] | None = None,
     sign_key: bytes | None = None,
+    faults: dict[str, int] | None = None,
+    times: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """results.json, standings.csv, archive.jsonl (every table's events, one per line) and
     tournament.jsonl (the tournament's own log, ``events``), then signature.json over them all
@@ -1029,8 +890,16 @@ def write_results(
     why as far as the runner can tell, and who forfeited. ``game`` names the game; a game
     ranked by places has place standings (``place_standings``) and says in ``scoring`` how
     place points are made. A tournament of many entrants adds each series' standings, the
-    crosstable and the schedule's balance; the fair scheme its commitment, nonces and seed."""
+    crosstable and the schedule's balance; the fair scheme its commitment, nonces and seed.
+    ``faults`` (per entrant the runner plays, the turns its bot failed, each played by the
+    default move: ``skatbus.bot_guard``) goes in as it is, and a warning for each entrant with
+    any.
+
+    ``times`` (per table, when each event was stored: the server's stamps) goes into the
+    archive (each line's ``at``) and gives ``think_times``: per player its moves' median, 95th
+    percentile and longest think time (``skatbus.think_times``)."""
     out.mkdir(parents=True, exist_ok=True)
+    stamps = times or {}
     logs_in_order = list(table_logs.values())
     table = standings_of(config.game, logs_in_order)
     withdrawals = forfeits(logs_in_order)
@@ -1042,8 +911,12 @@ def write_results(
         "standings": msgspec.to_builtins(table),
         "forfeits": msgspec.to_builtins(withdrawals),
         "refused": dict(refused or {}),
+        "faults": dict(faults or {}),
         "heard": {p: h.to_json() for p, h in (heard or {}).items()},
-        "warnings": entrant_warnings(table, config.bots, heard, resumed) + forfeit_warnings(withdrawals),
+        "think_times": think_times_json((log, stamps_of(stamps.get(name, []))) for name, log in table_logs.items()),
+        "warnings": entrant_warnings(table, config.bots, heard, resumed)
+        + forfeit_warnings(withdrawals)
+        + fault_warnings(config.bots, faults or {}),
         "tables": [msgspec.to_builtins(state.finished[t.table]) for t in state.tables if t.table in state.finished],
         **many_entrants_results(config, state, table_logs),
         **fairness_results(config, state),
@@ -1065,8 +938,9 @@ def write_results(
             _skat_rows(w, [s for s in table if isinstance(s, Standing)])
     with open(out / "archive.jsonl", "wb") as f:
         for name, log in table_logs.items():
+            at = stamps.get(name, [])
             for index, event in enumerate(log):
-                f.write(encode_line(name, index, event))
+                f.write(encode_line(name, index, event, at=at[index] if index < len(at) else None))
     write_tournament_log(out / "tournament.jsonl", list(events or []))
     # results.json after the files it sums up, in one step (a run whose results.json is there is
     # finished: --resume refuses it), and the signature over them all last (until it is there,
@@ -1129,7 +1003,7 @@ def fairness_results(config: TournamentConfig, state: TournamentState) -> dict[s
 def _skat_rows(w: Any, table: Sequence[Standing]) -> None:
     w.writerow(
         ["rank", "player", "seeger_fabian", "deals", "per_deal", "ci95", "list_points", "declared", "won",
-         "timeouts", "forfeit"]
+         "timeouts", "forfeit", "ramsch", "ramsch_lost", "ramsch_points", "passed_in"]
     )  # fmt: skip
     for rank, s in enumerate(table, 1):
         w.writerow(
@@ -1145,6 +1019,10 @@ def _skat_rows(w: Any, table: Sequence[Standing]) -> None:
                 s.won,
                 s.timeouts,
                 "true" if s.forfeit else "false",
+                s.ramsch,
+                s.ramsch_lost,
+                s.ramsch_points,
+                s.passed_in,
             ]
         )
 
@@ -1210,6 +1088,21 @@ def entrant_warnings(
     return out
 
 
+def fault_warnings(bots: dict[str, str], faults: dict[str, int]) -> list[str]:
+    """One line per entrant whose bot failed turns (``act`` raised, or answered with something
+    illegal): each was played by the default move (``skatbus.bot_guard``; the log has a
+    ``bot_fault`` line per turn)."""
+    out = []
+    for player, n in faults.items():
+        if n:
+            what = f" ({bots[player]})" if player in bots else ""
+            out.append(
+                f"{player}{what}: {n} fault{'s' * (n != 1)} (act raised or answered illegally), "
+                f"{'each' if n != 1 else 'its'} move played by default"
+            )
+    return out
+
+
 def forfeit_warnings(found: Sequence[Forfeit]) -> list[str]:
     """One line per entrant withdrawn anywhere: where first, and how many tables in all."""
     by_player: dict[str, list[Forfeit]] = {}
@@ -1224,55 +1117,3 @@ def forfeit_warnings(found: Sequence[Forfeit]) -> list[str]:
             "it ranks below every entrant that finished"
         )
     return out
-
-
-def format_standings(results: dict[str, Any]) -> str:
-    """The standings as a readable table: Seeger-Fabian points per deal with the half-width
-    of their 95 % confidence interval, time-outs, ``(forfeit)`` after an entrant that was
-    withdrawn (it ranks below every entrant that finished), and the warnings. A game ranked by
-    places (``results["game"]``): place points per table instead (``format_place_standings``)."""
-    if ranked_by_places(str(results.get("game") or SKAT)):
-        return format_place_standings(results)
-    rows = results["standings"]
-    lines = [
-        f"{'#':>2}  {'player':<16} {'Seeger-Fabian':>13} {'per deal (95 %)':>17} {'deals':>6} {'declared':>9} "
-        f"{'won':>5} {'time-outs':>9}  games (won/played)",
-    ]
-    for rank, s in enumerate(rows, 1):
-        ci = "" if s["ci95"] is None else f" ± {s['ci95']:.1f}"
-        games = ", ".join(f"{g} {v['won']}/{v['played']}" for g, v in s["by_game"].items())
-        name = f"{s['player']} (forfeit)" if s.get("forfeit") else s["player"]
-        lines.append(
-            f"{rank:>2}  {name:<16} {s['seeger_fabian']:>13} {s['per_deal']:>8.1f}{ci:<9} {s['deals']:>6} "
-            f"{s['declared']:>9} {s['won']:>5} {s.get('timeouts', 0):>9}  {games}"
-        )
-    for warning in results.get("warnings", []):
-        lines.append(f"warning: {warning}")
-    return "\n".join(lines)
-
-
-def _ordinal(place: int) -> str:
-    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
-
-
-def format_place_standings(results: dict[str, Any]) -> str:
-    """The standings of a game ranked by places: place points per table with the half-width
-    of their 95 % interval, tables, wins, mean coins at the end, deals dealt in, time-outs and
-    how often each place was taken; then how place points are made, and the warnings."""
-    rows = results["standings"]
-    lines = [
-        f"{'#':>2}  {'player':<16} {'place pts/table (95 %)':>22} {'tables':>6} {'wins':>5} {'mean coins':>10} "
-        f"{'deals':>6} {'time-outs':>9}  places",
-    ]
-    for rank, s in enumerate(rows, 1):
-        ci = "" if s["ci95"] is None else f" ± {s['ci95']:.2f}"
-        places = ", ".join(f"{_ordinal(int(p))} {n}" for p, n in s["places"].items())
-        name = f"{s['player']} (forfeit)" if s.get("forfeit") else s["player"]
-        lines.append(
-            f"{rank:>2}  {name:<16} {s['per_table']:>12.2f}{ci:<10} {s['tables']:>6} {s['wins']:>5} "
-            f"{s['mean_coins']:>10.2f} {s['deals']:>6} {s.get('timeouts', 0):>9}  {places}"
-        )
-    lines.append(f"({results.get('scoring') or PLACE_POINTS})")
-    for warning in results.get("warnings", []):
-        lines.append(f"warning: {warning}")
-    return "\n".join(lines)

@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from protocol import fairness, registry, seating
+from protocol.clocks import TimeControl, parse_time_control
 from protocol.skat.rules import Rules
 from protocol.subjects import check_token
 from protocol.thirty_one.rules import ThirtyOneRules
@@ -44,6 +45,9 @@ from services.connection import (
 )
 from services.connection import add_arguments as add_connection_arguments
 
+from .bot_loader import BotLoadError, is_spec
+from .bot_loader import make as make_class
+from .bot_loader import parse as parse_spec
 from .bots import BOTS, bot_games, bots_of, unknown_bot
 from .errors import UsageError
 from .outputs import writable_dir
@@ -84,7 +88,7 @@ GAME_OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
 """Per game, its own options: dest -> (the flag, its value when not given)."""
 CONFIG_OPTIONS = frozenset(
     {"bots", "remote", "id", "groups", "duplicate", "seed", "players", "turn_seconds", "max_timeouts", "game",
-     "series", "pairing", "nonce_seconds", *(name for options in GAME_OPTIONS.values() for name in options)}
+     "time_control", "series", "pairing", "nonce_seconds", *(name for options in GAME_OPTIONS.values() for name in options)}
 )  # fmt: skip
 """Options that make up a tournament's configuration (``--resume`` keeps the stored one)."""
 MAX_TABLE_SUFFIX = len("-g999r3")
@@ -116,7 +120,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--bots",
         default=None,
         metavar="NAME,...",
-        help=f"built-in bots (Skat: {skat_bots}; Thirty-one: {t31_bots}), one per seat the --remote players "
+        help=f"built-in bots (Skat: {skat_bots}; Thirty-one: {t31_bots}), or a Python class of your own played "
+        "in-process, MODULE:CLASS or PATH.py:CLASS, named after its class or NAME=MODULE:CLASS "
+        "(docs/in-process-bots.md); one per seat the --remote players "
         "leave, in seat order; a name given twice plays as NAME and NAME-2 (default: the first seats of "
         f"{','.join(DEFAULT_BOTS)}; Thirty-one: {','.join(DEFAULT_GAME_BOTS[THIRTY_ONE][:3])},...)",
     )
@@ -274,6 +280,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds a player has for each move before the default move is played for it",
     )
     p.add_argument(
+        "--time-control",
+        default=None,
+        metavar="B+I",
+        help="a time control per table besides --turn-seconds: each seat has B seconds for all its moves at a "
+        "table and gains I seconds after each move (chess notation, e.g. 120+2); a seat whose budget runs out "
+        "is timed out and plays on with the increment alone (docs/time-control.md)",
+    )
+    p.add_argument(
         "--max-timeouts",
         type=int,
         default=DEFAULT_MAX_TIMEOUTS,
@@ -428,6 +442,11 @@ def humans_of(args: argparse.Namespace) -> list[str]:
 
 def check_args(args: argparse.Namespace) -> None:
     """Numbers and combinations that cannot make a tournament, before anything is created."""
+    if getattr(args, "time_control", None) is not None:
+        try:  # spelt one way from here on, so that --resume compares like with like
+            args.time_control = str(parse_time_control(args.time_control))
+        except ValueError as exc:
+            raise UsageError(f"--time-control: {exc}") from None
     if args.human and not args.remote:
         raise UsageError("--human seats people as the --remote players: give --remote ID for each")
     humans_of(args)
@@ -647,6 +666,9 @@ def _with_bots(
     known = bots_of(game)
     bots: dict[str, str] = {}
     for name in names:
+        if is_spec(name):
+            _with_class(entrants, bots, name, game)
+            continue
         if name not in known:
             if game == SKAT and not bot_games(name):
                 raise UsageError(f"--bots: unknown bot {name!r}; built-in bots: {', '.join(sorted(BOTS))}")
@@ -657,6 +679,36 @@ def _with_bots(
         entrants.append(pid)
         bots[pid] = name
     return entrants, bots, formats
+
+
+def _with_class(entrants: list[str], bots: dict[str, str], spec: str, game: str) -> None:
+    """One in-process entrant: the class ``spec`` names, loaded, checked to play ``game`` and
+    made once (a constructor that raises is found now, before a server is started:
+    ``skatbus.bot_loader``), seated under its ``NAME=`` or its class's name (``-2``, ``-3``,
+    ... for a second one of that class); the configuration stores the spec without the name."""
+    try:
+        make_class(spec, "", game)
+        parsed = parse_spec(spec)
+    except BotLoadError as exc:
+        raise UsageError(f"--bots {exc}") from None
+    base = parsed.entrant
+    bot = looks_like_bot(base)
+    if bot is not None:
+        raise UsageError(
+            f"--bots {spec}: the entrant name {base!r} looks like the built-in bot {bot!r}; name it, e.g. "
+            f"mine={parsed.bot}"
+        )
+    if parsed.name and base in entrants:
+        raise UsageError(f"--bots {spec}: the name {base!r} is taken by another entrant")
+    pid, n = base, 2
+    while pid in entrants:
+        pid, n = f"{base}-{n}", n + 1
+    try:
+        check_token("player", pid)
+    except ValueError as exc:
+        raise UsageError(f"--bots {spec}: {exc}") from None
+    entrants.append(pid)
+    bots[pid] = parsed.bot
 
 
 def new_id(now: float | None = None) -> str:
@@ -726,7 +778,14 @@ def skat_rules(args: argparse.Namespace) -> Rules:
         players=players_of(args),
         turn_seconds=args.turn_seconds,
         max_timeouts=args.max_timeouts,
+        time_control=time_control_of(args),
     )
+
+
+def time_control_of(args: argparse.Namespace) -> TimeControl | None:
+    """``--time-control`` (checked by ``check_args``), or None."""
+    given = getattr(args, "time_control", None)
+    return parse_time_control(given) if given else None
 
 
 def thirty_one_rules(args: argparse.Namespace) -> ThirtyOneRules:
@@ -738,6 +797,7 @@ def thirty_one_rules(args: argparse.Namespace) -> ThirtyOneRules:
         "knock_in_first_round": args.knock_in_first_round,
         "turn_seconds": args.turn_seconds,
         "max_timeouts": args.max_timeouts,
+        "time_control": time_control_of(args),
     }
     for name in ("coins", "min_knock", "stock_out", "three_of_a_kind", "max_deals"):
         if getattr(args, name) is not None:
@@ -765,6 +825,8 @@ def stored_options(stored: TournamentConfig) -> dict[str, Any]:
     for name in [*GAME_OPTIONS.get(stored.game, {}), "turn_seconds", "max_timeouts"]:
         if name != "players":
             values[name] = getattr(rules, name)
+    control = getattr(rules, "time_control", None)
+    values["time_control"] = str(control) if control is not None else None
     return values
 
 
@@ -981,6 +1043,7 @@ async def _tournament(
     """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
     from .series_text import format_series
     from .signing import public_key_of
+    from .think_times import format_think_times
     from .tournament import TournamentLog, format_standings, run_tournament
 
     config = None if args.resume else config_from(args)
@@ -1002,6 +1065,7 @@ async def _tournament(
                 conflict = resume_conflict(args, defaults, state_config)
                 if conflict:
                     raise UsageError(f"--resume {args.resume}: {conflict}")
+                _check_classes(args.resume, state_config)
                 print("Resuming:", end=" ")
                 _announce(state_config, stack, settings, public_key_of(signing_key(args)))
         key = signing_key(args)
@@ -1016,6 +1080,9 @@ async def _tournament(
             await page.stop()
     print()
     print(format_standings(results))
+    if thinking := format_think_times(results.get("think_times") or {}):
+        print()
+        print(thinking)
     if "series" in results:
         print()
         print(format_series(results))
@@ -1052,6 +1119,18 @@ async def _tournament(
             "\n      a bigger one        .venv/bin/skat tournament --groups 10 --rounds 12"
         )
     return 0
+
+
+def _check_classes(tid: str, config: TournamentConfig) -> None:
+    """A resumed tournament plays its in-process entrants with the classes it was created
+    with, by the specs it stored (a file's path as it was given: resume from the directory it
+    was started in): one that no longer loads is one line, before anything is played."""
+    for entrant, bot in config.bots.items():
+        if is_spec(bot):
+            try:
+                make_class(bot, "", config.game)
+            except BotLoadError as exc:
+                raise UsageError(f"--resume {tid}: its entrant {entrant} is the class {exc}") from None
 
 
 async def _stored_config(tlog: Any, tid: str) -> TournamentConfig | None:
@@ -1101,7 +1180,7 @@ def _option_text(name: str, value: Any) -> str:
 def _changed(rules: Any) -> dict[str, Any]:
     """The options that differ from the game's defaults (the time limits aside)."""
     default = type(rules)()
-    skip = {"turn_seconds", "max_timeouts", "coins", "max_deals"}
+    skip = {"turn_seconds", "max_timeouts", "coins", "max_deals", "time_control"}
     return {
         f: getattr(rules, f)
         for f in rules.__struct_fields__
@@ -1112,7 +1191,12 @@ def _changed(rules: Any) -> dict[str, Any]:
 def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings, signer: str = "") -> None:
     """The tournament's id, its seats and tables, the commitment to its seed and the key that
     will sign its results (``signer``), and for every remote player how to connect."""
-    seating = ", ".join(e if e in config.bots else f"{e} (remote)" for e in config.entrants)
+    seating = ", ".join(
+        (f"{e} ({config.bots[e]}, in-process)" if is_spec(config.bots[e]) else e)
+        if e in config.bots
+        else f"{e} (remote)"
+        for e in config.entrants
+    )
     remote = [e for e in config.entrants if e not in config.bots]
     mode = " (duplicate: every deal once per seat rotation)" if config.duplicate else ""
     if config.duplicate and config.game != SKAT:
@@ -1163,8 +1247,10 @@ def _announce(config: TournamentConfig, stack: Any, settings: ConnectionSettings
     limit = rules.max_timeouts
     withdrawn = f"; {limit} in a row withdraw it: it forfeits" if limit else ""
     when = "now" if not config.fair or not config.nonce_seconds else "once the nonces close"
+    control = getattr(rules, "time_control", None)
+    clock = f" or once its {control} time control runs out" if control is not None else ""
     print(
-        f"(the tables open {when}: a remote player's moves time out, {rules.turn_seconds:g} s each, "
+        f"(the tables open {when}: a remote player's moves time out, {rules.turn_seconds:g} s each{clock}, "
         f"until it connects{withdrawn}; reachable from {where})\n",
         flush=True,
     )

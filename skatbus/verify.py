@@ -41,12 +41,13 @@ from typing import Any, Final
 import msgspec
 
 from protocol import fairness, registry
-from protocol.archive import decode_event, decode_line
 from protocol.events import DealDealt, Event, TableClosed, UnknownEvent
-from protocol.lifecycle import LogError
+from protocol.explain import newer_event
+from protocol.lifecycle import LogError, NewerEvent
 from protocol.series import draw_series
 from protocol.thirty_one.events import T31Dealt, T31Restocked
 from protocol.tournament import (
+    ADDED_STANDING_FIELDS,
     NonceGiven,
     NoncesClosed,
     SeriesDrawn,
@@ -64,6 +65,7 @@ from protocol.tournament import (
     table_finished,
 )
 
+from .archive_reader import Damage, NotAnArchive, entries
 from .errors import UsageError
 from .signing import SIGNATURE_FILE, check_signature, read_signature
 from .tournament_file import TournamentLogError, parse_tournament_log
@@ -258,26 +260,32 @@ def _tournament(data: bytes, problems: list[str]) -> tuple[TournamentState | Non
 
 
 def _archive(data: bytes, problems: list[str]) -> dict[str, list[Event | UnknownEvent]]:
-    """Every table's events from archive.jsonl, in the order of the file. A line that is no
-    archive line, or an event index out of sequence, is a problem (the table's log is then
-    what is left, and its replay says where that breaks)."""
+    """Every table's events from archive.jsonl, in the order of the file. A line that does
+    not decode, or an event index out of sequence, is a problem; a damaged line costs only its
+    table (``archive_reader``): that table is checked up to there (its replay then says it
+    ends early), every other table whole."""
     logs: dict[str, list[Event | UnknownEvent]] = {}
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = decode_line(line)
-            event = decode_event(bytes(entry.event))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            problems.append(f"archive.jsonl line {number}: not an archived event ({exc})")
-            continue
-        log = logs.setdefault(entry.table, [])
-        if entry.index != len(log):
-            problems.append(
-                f"archive.jsonl line {number}: table {entry.table} event {entry.index} where event {len(log)} belongs "
-                "(events missing or out of order)"
-            )
-        log.append(event)
+    stopped: set[str] = set()
+    try:
+        for item in entries(data.splitlines()):
+            if isinstance(item, Damage):
+                table = f"table {item.table}" if item.table is not None else "its table cannot be told"
+                problems.append(f"archive.jsonl line {item.lineno}: not an archived event ({item.reason}; {table})")
+                if item.table is not None:
+                    logs.setdefault(item.table, [])
+                    stopped.add(item.table)
+                continue
+            if item.table in stopped:
+                continue
+            log = logs.setdefault(item.table, [])
+            if item.index != len(log):
+                problems.append(
+                    f"archive.jsonl line {item.lineno}: table {item.table} event {item.index} where event {len(log)} "
+                    "belongs (events missing or out of order)"
+                )
+            log.append(item.event)
+    except NotAnArchive as exc:
+        problems.append(f"archive.jsonl {exc}: the tables are not checked")
     return logs
 
 
@@ -448,10 +456,8 @@ def _replay(
     state: Any = game.new_state()
     differences = 0
     for position, logged in enumerate(log):
-        if isinstance(logged, UnknownEvent):
-            problems.append(
-                f"table {name}, event {position}: {logged.type}/{logged.version} is unknown to this skatbus"
-            )
+        if isinstance(logged, UnknownEvent):  # a newer skatbus wrote it: nothing after it can be judged
+            problems.append(f"table {name}, event {position}: {newer_event(logged)}")
             return _deals(state)
         event: Event = logged
         if position and game.owner(logged) is not None:
@@ -474,6 +480,9 @@ def _replay(
                 event = expected  # the rest of the log is checked against the true deal
         try:
             state.apply(event)
+        except NewerEvent as exc:
+            problems.append(f"table {name}, event {exc.position}: {exc.reason}")
+            return _deals(state)
         except LogError as exc:
             problems.append(f"table {name}, event {position}: {exc.reason} (against the rules)")
             return _deals(state)
@@ -618,6 +627,8 @@ def _compare_standings(got: Any, want: list[dict[str, Any]], problems: list[str]
             problems.append(f"results.json: the standings leave out {player}")
             continue
         for name, value in standing.items():
+            if name in ADDED_STANDING_FIELDS and name not in given[player]:
+                continue  # a results.json written before the standings had it
             mine = given[player].get(name)
             where = first_difference(mine, value, name)
             if where is not None:
@@ -673,6 +684,54 @@ def _check_series(
             )
 
 
+def check_results(
+    results: Mapping[str, Any],
+    table_logs: Mapping[str, Sequence[Event | UnknownEvent]],
+    tournament: TournamentState | None = None,
+) -> list[str]:
+    """Where results.json disagrees with what the archive's logs give (``skat report`` says so
+    at the top of its page): each table's result, the standings, and with the tournament's log
+    (``tournament``) a tournament of many entrants' series and crosstable too. One line per
+    differing field (``results.json: standings of ann: seeger_fabian 480 but the archive gives
+    48``); none when they agree. The logs are taken as they are: a caller with damaged tables
+    leaves them out or skips the check, as the archive is then no truth either."""
+    problems: list[str] = []
+    config = tournament.config if tournament is not None else None
+    game = config.game if config is not None else str(results.get("game") or registry.DEFAULT)
+    entries = results.get("tables")
+    if isinstance(entries, list):
+        want = _finished_of(table_logs)
+        got: dict[str, TableFinished] = {}
+        for i, entry in enumerate(entries):
+            try:
+                result = msgspec.convert(entry, TableFinished)
+            except msgspec.ValidationError as exc:
+                problems.append(f"results.json: tables[{i}] is not a table result ({exc})")
+                continue
+            got[result.table] = result
+        _compare_results("results.json", got, want, problems)
+    logs = [[e for e in log if isinstance(e, Event)] for log in table_logs.values()]
+    try:
+        right = _plain(msgspec.to_builtins(standings_of(game, logs)))
+    except (ValueError, LogError) as exc:
+        problems.append(f"the archive's standings cannot be computed ({exc})")
+        return problems
+    _compare_standings(results.get("standings"), right, problems)
+    if config is not None and tournament is not None and config.many:
+        _check_series(config, tournament, table_logs, results, problems)
+    return problems
+
+
+def tournament_of(path: Path) -> TournamentState | None:
+    """The folded tournament.jsonl at ``path``, or None when there is none or it cannot be
+    read (``skat verify`` says why; a report compares without it)."""
+    try:
+        state = fold_tournament(parse_tournament_log(path.read_bytes()))
+    except (OSError, TournamentLogError, ValueError):
+        return None
+    return state if state.config is not None else None
+
+
 # --- comparing JSON values -------------------------------------------------------------------
 
 
@@ -711,6 +770,8 @@ def first_difference(got: Any, want: Any, path: str = "") -> str | None:
     if isinstance(got, dict) and isinstance(want, dict):
         for key in [*want, *(k for k in got if k not in want)]:
             inner = f"{path}.{key}" if path else str(key)
+            if key not in got and key in ADDED_STANDING_FIELDS:
+                continue  # a results.json written before the standings had it
             if key not in got or key not in want:
                 return inner
             found = first_difference(got[key], want[key], inner)

@@ -30,6 +30,28 @@ GAME_NAMES: Final[dict[str, str]] = {
     "C": "clubs", "S": "spades", "H": "hearts", "D": "diamonds", "G": "grand", "N": "null",
 }  # fmt: skip
 
+SKAT_ORDER: Final[tuple[str, ...]] = (
+    "grand", "clubs", "spades", "hearts", "diamonds",
+    "null", "null hand", "null ouvert", "null ouvert hand",
+    "ramsch",
+)  # fmt: skip
+"""Game types in the order a Skat player lists them (the score sheet's, the bid values'):
+grand, the suits from clubs down, the nulls from the cheapest, then Ramsch."""
+
+
+def skat_order(name: str) -> tuple[int, str]:
+    """Sort key of a game type's name (``GAME_NAMES``' words, a null variant, ``"ramsch"``,
+    case and the words' order in a null ignored: ``"null hand ouvert"`` is ``"null ouvert
+    hand"``) in ``SKAT_ORDER``; a name it does not know (``"defending"``, a passed-in deal)
+    after all of them, alphabetically. Every standings and breakdown by game type sorts with
+    this, so they all read alike."""
+    words = name.lower().split()
+    if words[:1] == ["null"]:
+        words = ["null", *(w for w in ("ouvert", "hand") if w in words[1:])]
+    key = " ".join(words)
+    return (SKAT_ORDER.index(key), key) if key in SKAT_ORDER else (len(SKAT_ORDER), key)
+
+
 SUIT_BASE: Final[dict[str, int]] = {"D": 9, "H": 10, "S": 11, "C": 12, "G": 24}
 CLASSIC_GRAND_OUVERT_BASE: Final = 36
 

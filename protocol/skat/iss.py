@@ -1,7 +1,7 @@
 """Reading game records of the International Skat Server (ISS).
 
 A record is one line ``(;GM[Skat]...MV[...]R[...] ;)``; the format is described in
-``shared/iss/FORMAT.md``. ``parse_record`` turns a line into an ``IssRecord`` (header, the
+``tests/data/iss/FORMAT.md``. ``parse_record`` turns a line into an ``IssRecord`` (header, the
 deal, the moves as engine commands, the published result); ``replay`` plays the moves through
 the engine; ``check`` compares the engine's result with the published one. Records that the
 game rules cannot score (passed, penalties, time-outs, corrupt moves) are classified and

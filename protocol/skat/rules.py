@@ -11,6 +11,8 @@ from typing import Literal
 
 import msgspec
 
+from ..clocks import TimeControl
+
 Profile = Literal["isko", "classic"]
 BockTrigger = Literal["kontra_lost", "re", "sixty_all", "grand_hand_won", "schneider_lost"]
 
@@ -39,6 +41,10 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=False, kw_only=Tr
     """Withdraw a seat that misses this many turns in a row (0: never). A withdrawn seat is
     played by the default action at once from then on, and its commands are refused: a dead or
     broken bot no longer holds its table up for a whole turn per move (``seat_withdrawn``)."""
+    time_control: TimeControl | None = None
+    """A budget per seat for the whole table with an increment per move (``120+2``), besides
+    ``turn_seconds``: a seat must answer within the lesser of the two (``protocol.clocks``;
+    docs/time-control.md). None: the per-move deadline alone."""
 
     def __post_init__(self) -> None:
         if self.players not in (3, 4):

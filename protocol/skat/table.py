@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Final
 
 import msgspec
 
+from ..clocks import SeatClocks, Step
 from ..events import (
     AllPassed,
     BiddingWon,
@@ -43,8 +44,9 @@ from ..events import (
     TrickTaken,
     UnknownEvent,
 )
+from ..explain import differences
 from ..lifecycle import LogError as LogError
-from ..lifecycle import TableBase
+from ..lifecycle import TableBase, blamed_on_newer
 from . import cards as C
 from .cards import CODES, INDEX
 from .commands import (
@@ -123,7 +125,7 @@ class TableState:
         "dealer", "bock_left", "bock_deal", "bidding_logged", "tricks_logged", "end_logged",
         "scored", "closed", "close_reason", "sheet", "totals", "sf_totals", "timeouts",
         "events", "deal_events", "unknown", "formats", "feed", "skipped", "missed", "defaulting",
-        "announced", "paused", "pause_reason",
+        "announced", "paused", "pause_reason", "newer", "clock",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -152,6 +154,8 @@ class TableState:
         self.events = 0
         self.deal_events: list[Event] = []
         self.unknown = 0
+        self.newer: tuple[int, UnknownEvent] | None = None
+        """The first event skipped as unknown and its position: a later break is blamed on it."""
         self.formats: dict[str, str] = {}
         self.feed = "public"  # where its spectator feed goes (protocol.events.FEEDS)
         self.skipped = 0
@@ -170,6 +174,9 @@ class TableState:
         self.paused = False
         """Paused by the operator (``table_paused``): nobody is to move, nothing is due."""
         self.pause_reason = ""
+        self.clock: SeatClocks | None = None
+        """Every seat's clock, from the stored times ``apply`` was given (``protocol.clocks``):
+        what is left of its budget under ``Rules.time_control``, and its think times."""
 
     # --- questions ---------------------------------------------------------------------
 
@@ -197,11 +204,28 @@ class TableState:
         return bool(limit) and 0 <= seat < len(self.missed) and self.missed[seat] >= limit
 
     def turn_seconds(self, seat: int | None) -> float:
-        """How long ``seat`` has for its turn: the table's turn time; nothing if withdrawn or if
-        its time-out is recorded but not yet its default action."""
+        """How long ``seat`` has for its turn: the table's turn time, no more than is left of
+        its budget under a time control; nothing if withdrawn or if its time-out is recorded
+        but not yet its default action."""
+        per_move = self.per_move(seat)
+        return per_move if seat is None or self.clock is None else self.clock.allowance(seat, per_move)
+
+    def per_move(self, seat: int | None) -> float:
+        """The per-move deadline alone (``turn_seconds`` without the budget)."""
         if seat is not None and (self.defaulting == seat or self.withdrawn(seat)):
             return 0.0
         return self.rules.turn_seconds
+
+    def clock_step(self, event: Event | UnknownEvent) -> tuple[Step, int, float]:
+        """What ``event`` is to its seat's clock, asked before it is folded: the kind of step,
+        the seat, and the per-move deadline the seat had (``protocol.clocks.SeatClocks.step``)."""
+        kind = type(event)
+        seat: int = getattr(event, "seat", -1)
+        if kind is PlayerTimedOut:
+            return "timeout", seat, self.per_move(seat)
+        if kind in _SEAT_ACTIONS:
+            return ("default" if self.defaulting == seat else "move"), seat, self.per_move(seat)
+        return "other", -1, 0.0
 
     def legal_actions(self, seat: int) -> list[Command]:
         """The actions ``seat`` may take now: what ``decide`` accepts from it (empty if it is not
@@ -218,8 +242,10 @@ class TableState:
 
     # --- applying ----------------------------------------------------------------------
 
-    def apply(self, event: Event | UnknownEvent) -> None:
-        """Apply one event; raises ``LogError`` (and leaves the state unusable) if it breaks the rules."""
+    def apply(self, event: Event | UnknownEvent, at: float | None = None) -> None:
+        """Apply one event, stored at Unix time ``at`` if known (for the clocks); raises
+        ``LogError`` (and leaves the state unusable) if it breaks the rules."""
+        step = self.clock_step(event) if self.clock is not None else None
         position = self.events
         handler = _APPLY.get(type(event))
         try:
@@ -230,17 +256,22 @@ class TableState:
             if handler is None:
                 if isinstance(event, UnknownEvent):
                     self.unknown += 1
+                    self.newer = self.newer or (position, event)
                     self.events += 1
                     return
                 raise LogError(position, f"not an event: {type(event).__name__}")
             if not self.n and type(event) is not TableOpened:
                 raise LogError(position, "the log must start with table_opened")
             handler(self, event)
-        except LogError:
-            raise
+        except LogError as exc:
+            raise blamed_on_newer(self.newer, exc) from None
         except (KeyError, IndexError, ValueError, AssertionError) as exc:
-            raise LogError(position, f"{type(event).__name__}: {exc}") from exc
+            raise blamed_on_newer(self.newer, LogError(position, f"{type(event).__name__}: {exc}")) from exc
         self.events += 1
+        if step is not None and self.clock is not None:
+            self.clock.step(step[0], step[1], at, step[2])
+        elif self.clock is not None:  # just opened: the clock starts at the opening's time
+            self.clock.last = at
         if self.deal is not None and not self.scored:
             self.deal_events.append(event)  # type: ignore[arg-type]
 
@@ -258,6 +289,7 @@ class TableState:
         self.timeouts = [0] * self.n
         self.missed = [0] * self.n
         self.announced = [False] * self.n
+        self.clock = SeatClocks(e.rules.time_control, self.n)
 
     def _dealt(self, e: DealDealt) -> None:
         # Not compared with due(): imported deals (ISS records) carry their own cards, no seed.
@@ -429,8 +461,8 @@ class TableState:
     def _expect(self, e: Event) -> None:
         owed = due(self)
         if owed != e:
-            want = "nothing" if owed is None else repr(owed)
-            raise LogError(self.events, f"{type(e).__name__} does not follow: expected {want}, got {e!r}")
+            want = f"nothing is due, found {type(e).__name__}" if owed is None else differences(owed, e)
+            raise LogError(self.events, f"{type(e).__name__} does not follow: {want}")
 
     def copy(self) -> TableState:
         new = TableState.__new__(TableState)
@@ -444,6 +476,7 @@ class TableState:
         new.missed = list(self.missed)
         new.announced = list(self.announced)
         new.deal_events = list(self.deal_events)
+        new.clock = self.clock.copy() if self.clock is not None else None
         return new
 
 

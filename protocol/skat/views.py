@@ -7,6 +7,8 @@ cards are removed here, in one place, so the views service cannot leak them by a
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 
 from ..events import AnyEvent, DealDealt, Discarded, Event, SkatTaken, TableOpened
@@ -15,13 +17,20 @@ from .cards import CardCode
 from .commands import AnyCommand
 from .deal import DOUBLING
 from .games import Declaration
+from .rules import Rules
 from .table import TableState
 
 SPECTATOR = -1
+NAME: Final = "skat"
+"""The name of this game (``protocol.registry``), which every Skat view carries in ``table_game``."""
 
 
 class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_defaults=True):
-    """One seat's picture of the table (or a spectator's, with ``seat`` = -1)."""
+    """One seat's picture of the table (or a spectator's, with ``seat`` = -1).
+
+    Cards are card codes (``"CJ"``, ``"HT"``: suit then rank) everywhere here, and seats are
+    table seats (indexes into ``players``). The table's game and rules are in every view, so
+    a bot that connects mid-table, or reads JSON, never needs the ``table_opened`` event."""
 
     table: str
     seat: int
@@ -29,6 +38,17 @@ class PlayerView(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_def
     deal: int
     phase: str
     to_move: int | None
+    table_game: str = ""
+    """The game the table plays: always ``"skat"`` in a view the services send (empty only in
+    updates from services older than this field). Not the declared game: that is ``game``."""
+    rules: Rules | None = None
+    """The table's rules as it was opened (``table_opened.rules``): ``profile``, ``kontra``,
+    ``ramsch``, ``bock``, ``rounds``, ``players``, ``turn_seconds``, ``max_timeouts``, ...
+    (None only in updates from services older than this field)."""
+    ramsch: bool = False
+    """This deal is a Ramsch: all passed at a table with ``rules.ramsch``, so there is no
+    declarer (``declarer`` is None) and no declared game (``game`` is None); jacks are trump,
+    every seat plays for itself and the most card points lose."""
     hand: list[CardCode] = []
     skat: list[CardCode] = []
     """The skat, for the declarer who picked it up (and, after the deal, to everyone)."""
@@ -81,6 +101,8 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
         deal=state.deal_no,
         phase="closed" if state.closed else ("between_deals" if deal is None or state.scored else deal.phase),
         to_move=state.to_move,
+        table_game=NAME,
+        rules=state.rules,
         totals=list(state.totals),
         seeger_fabian=list(state.sf_totals),
         paused=state.paused,
@@ -102,6 +124,7 @@ def view(state: TableState, seat: int = SPECTATOR) -> PlayerView:
             out.open_cards = {seats[deal.declarer]: C.codes(deal.hands[deal.declarer])}  # type: ignore[dict-item]
     out.bid = deal.bid
     out.game = deal.declaration
+    out.ramsch = deal.ramsch
     out.kontra, out.re = deal.kontra, deal.re
     out.trick = [C.CODES[c] for c in deal.trick]  # type: ignore[misc]
     out.trick_leader = seats[deal.leader] if deal.phase == "playing" else None

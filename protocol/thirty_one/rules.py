@@ -14,6 +14,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from ..clocks import TimeControl, parse_time_control
+
 ThreeOfAKind = Literal["off", "30", "30.5"]
 StockOut = Literal["reshuffle", "void"]
 
@@ -46,6 +48,9 @@ class ThirtyOneRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     """How long a player has for one action before it is timed out."""
     max_timeouts: int = 0
     """Withdraw a seat that misses this many turns in a row (0: never), as at Skat tables."""
+    time_control: TimeControl | None = None
+    """A budget per seat for the whole table with an increment per move, besides
+    ``turn_seconds``, as at Skat tables (``protocol.clocks``; docs/time-control.md)."""
 
     def __post_init__(self) -> None:
         if self.coins < 1:
@@ -83,8 +88,8 @@ def rules_from_record(d: Mapping[str, Any]) -> ThirtyOneRules:
     """The rules a game record's ``rules`` names (RECORDS.md): an option left out has its
     default, unknown keys are ignored, ``three_of_a_kind`` has the spellings of T45, and
     ``turn_seconds`` only has to be a number (T44: it changes no result, so a number that is no
-    usable deadline gives the default). A known option with an impossible value raises
-    ``ValueError``."""
+    usable deadline gives the default; a ``time_control`` that is no usable one is none). A
+    known option with an impossible value raises ``ValueError``."""
     if not isinstance(d, Mapping):
         raise ValueError(f"rules must be an object, not {type(d).__name__}")
     fields = dict(d)
@@ -96,4 +101,17 @@ def rules_from_record(d: Mapping[str, Any]) -> ThirtyOneRules:
             raise ValueError(f"turn_seconds must be a number, not {seconds!r}")
         if not math.isfinite(seconds) or seconds <= 0:
             del fields["turn_seconds"]
+    if "time_control" in fields:  # like turn_seconds, it changes no result: unusable means none
+        fields["time_control"] = _time_control(fields["time_control"])
     return msgspec.convert(fields, ThirtyOneRules)
+
+
+def _time_control(raw: object) -> TimeControl | None:
+    """A record's time control: ``{"budget": 120, "increment": 2}``, ``"120+2"`` or null; one
+    that is no usable time control is none."""
+    try:
+        if isinstance(raw, str):
+            return parse_time_control(raw)
+        return msgspec.convert(raw, TimeControl | None)
+    except (ValueError, msgspec.ValidationError):
+        return None

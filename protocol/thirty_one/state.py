@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Final
 import msgspec
 
 from ..events import Event, TableClosed, UnknownEvent
+from ..explain import differences
 from ..lifecycle import LogError, TableBase
 from ..shuffle import shuffle
 from .cards import PACK, PACK_SET, CardCode
@@ -305,8 +306,8 @@ class ThirtyOneState(TableBase):
     def _expect(self, e: Event) -> None:
         owed = due(self)
         if owed != e:
-            want = "nothing" if owed is None else repr(owed)
-            raise LogError(self.events, f"{type(e).__name__} does not follow: expected {want}, got {e!r}")
+            want = f"nothing is due, found {type(e).__name__}" if owed is None else differences(owed, e)
+            raise LogError(self.events, f"{type(e).__name__} does not follow: {want}")
 
     def copy(self) -> ThirtyOneState:
         new = ThirtyOneState.__new__(ThirtyOneState)

@@ -29,6 +29,10 @@ class ThirtyOneView(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_
     game: str
     """Always ``"thirty-one"`` (a field without default, so it is always encoded)."""
     rules: ThirtyOneRules
+    """The table's options as it was opened (``table_opened.rules``): every one of them."""
+    table_game: str = ""
+    """The game the table plays, ``"thirty-one"``, the same as ``game``: a field of every
+    game's view (a Skat view's ``game`` is its declared game), so one check fits both."""
     table: str
     seat: int
     players: list[str]
@@ -114,6 +118,7 @@ def view(state: ThirtyOneState, seat: int = SPECTATOR) -> ThirtyOneView:
     out = ThirtyOneView(
         game=GAME,
         rules=state.rules,
+        table_game=GAME,
         table=state.table,
         seat=seat,
         players=list(state.players),

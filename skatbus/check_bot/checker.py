@@ -7,6 +7,7 @@ rules, the built-in bots beside the bot, whether a table check plays the whole g
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import time
@@ -23,7 +24,7 @@ from protocol.subjects import (
 from protocol.wire import Hello, OpenTable
 
 from ..player import RETRY_CODES, RemotePlayer
-from ..tournament import open_table
+from ..tournament import open_table, set_paused
 from .common import (
     AT_FIX,
     CHECKS,
@@ -158,10 +159,28 @@ class Checker:
         try:
             await self._run()
         finally:
+            # Pass, fail or Ctrl-C: the tables it opened go on no longer, so the bot is not
+            # prompted at them after check-bot has gone (paused: the dealer's one way to stop a table).
+            cleanup = asyncio.ensure_future(self._pause_tables())
+            cancelled = False
+            while not cleanup.done():
+                try:
+                    await asyncio.shield(cleanup)
+                except asyncio.CancelledError:
+                    cancelled = True  # interrupted again: finish the clean-up first (it is bounded)
             for p in self._players:
                 await p.stop()
             await self.traffic.stop()
+            if cancelled:
+                raise asyncio.CancelledError
         return self.results
+
+    async def _pause_tables(self) -> None:
+        """Pause every table of this run that has not closed (at most a few seconds)."""
+        tables = [t for t in self.seats if not self.traffic.has(t, TableClosed)]
+        if tables:
+            with contextlib.suppress(Exception):
+                await set_paused(self.nc, tables, True, "skat check-bot is done", timeout=2.0, patience=3.0)
 
     async def _run(self) -> None:
         if not await self._until(lambda: bool(self.relay.connections), self.wait):

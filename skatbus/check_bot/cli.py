@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import signal
 import sys
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import nats.errors
@@ -20,6 +19,7 @@ from services.connection import ConnectionSettings, SettingsError, from_args, op
 from services.connection import add_arguments as add_connection_arguments
 from services.main import LocalStack, wait_ready
 
+from ..cli_parser import SkatParser
 from .checker import Checker
 from .common import TABLE_CHECKS, CheckError
 from .games import GAMES
@@ -155,13 +155,6 @@ def handle(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 1 if any(r.status == "FAIL" for r in results.values()) else 0
 
 
-class _Parser(argparse.ArgumentParser):
-    """A usage mistake in one line (and exit 2), not argparse's usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
-
 def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("player", metavar="ID", help="the player id your bot plays as")
     add_connection_arguments(
@@ -198,7 +191,6 @@ def register(sub: Any) -> None:
         "when told where to connect. Exit code 0 when every check passes, 1 otherwise.",
     )
     add_check_arguments(p)
-    p.error = functools.partial(_Parser.error, p)
     p.set_defaults(handler=handle)
 
 
@@ -207,8 +199,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--transcript" in argv:
         return transcript_main(argv)
-    parser = argparse.ArgumentParser(
-        prog="python -m skatbus.check_bot", description=__doc__.split("\n\n")[0] if __doc__ else None
-    )
+    parser = SkatParser(prog="python -m skatbus.check_bot", description=__doc__.split("\n\n")[0] if __doc__ else None)
     add_check_arguments(parser)
     return handle(parser.parse_args(argv))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import re
@@ -132,7 +131,9 @@ def read_transcript(path: Path, game: str = "skat") -> list[str]:
 
 
 def transcript_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    from ..cli_parser import SkatParser
+
+    parser = SkatParser(
         prog="python -m skatbus.check_bot --transcript",
         description="Record one short deal (Thirty-one: a game of one deal) as JSON lines (an embedded stack "
         "unless --nats).",

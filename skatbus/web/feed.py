@@ -68,7 +68,7 @@ from protocol.series import crosstable, series_standings
 from protocol.skat.table import TableState
 from protocol.skat.views import SPECTATOR, view
 from protocol.subjects import STREAM as TABLES_STREAM
-from protocol.subjects import check_token, event_name, log_kind, table_log
+from protocol.subjects import check_token, event_name, legacy_log_kind, log_kind, table_log
 from protocol.thirty_one.events import TAGS as T31_TAGS
 from protocol.thirty_one.events import T31DealEnded, T31DealScored
 from protocol.tournament import (
@@ -409,9 +409,13 @@ class Feeds:
                 entry["withheld"] = withheld_reason(tid, spec) if spec is not None else WITHHELD_UNKNOWN
             tables.append(entry)
         tournaments = []
+        scored = await self._deals_scored() if states else {}
         for tid, state in states.items():
             if state.config is None:
                 continue
+            config = state.config
+            deals = sum(scored.get(t.table, 0) for t in state.tables)
+            of = sum(config.table_rules(len(t.players)).deals for t in state.tables) if config.game == "skat" else 0
             tournaments.append(
                 {
                     "id": tid,
@@ -422,9 +426,30 @@ class Feeds:
                     "tables": len(state.tables),
                     "finished": len(state.finished),
                     "done": state.done,
+                    "deals": deals,
+                    "of": of,
                 }
             )
         return {"kind": "lobby", "tables": tables, "tournaments": tournaments}
+
+    async def _deals_scored(self) -> dict[str, int]:
+        """Per table, how many deals its log has scored (of any game), from the stream's
+        subject index: one request per kind however many tables, so the lobby counts a
+        running tournament's progress live without reading a single log."""
+        if not await self._has_tables():
+            return {}
+        counts: dict[str, int] = {}
+        js = self.nc.jetstream(timeout=2.0)
+        for kind in ("deal_scored", "t31_deal_scored"):
+            for pattern in (log_kind(kind), legacy_log_kind(kind)):
+                try:
+                    info = await js.stream_info(TABLES_STREAM, subjects_filter=pattern)
+                except NotFoundError:
+                    return {}
+                for subject, n in (info.state.subjects or {}).items():
+                    table = subject.split(".")[2]
+                    counts[table] = counts.get(table, 0) + int(n)
+        return counts
 
     async def _has_tables(self) -> bool:
         """Whether the store holds a stream of table logs (a read of a store without one would

@@ -5,6 +5,10 @@ nats-server with users of its own (nobody else on this machine may connect to th
 holds every hand), the services, the page (``WebServer``) with one seat for the person, the
 bots as remote players of the table's game, and the table. The person plays through exactly
 the protocol and permissions of a remote bot: the seat connects as the person's own user.
+
+The game is kept: once the table closes (or when ``skat play`` stops before that), it is saved
+as a run in the runs directory (``--out``, ``play_run``), listed and replayed like any
+tournament's.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import secrets
 import shutil
 import ssl
 import sys
+from pathlib import Path
 from typing import Any
 
 from protocol import registry
@@ -27,6 +32,7 @@ from services.connection import connect_patience
 
 from .cli import _listen, _listen_arguments, _until_signal, people_auth
 from .play_options import SKAT, PlaySpec, add_play_arguments, play_spec
+from .play_run import run_id, save_run
 from .server import WebServer
 
 
@@ -44,6 +50,12 @@ def register(sub: Any) -> None:
         default=None,
         metavar="DIR",
         help="run the stack with the users `skat auth` wrote there (you play as DIR/<PLAYER>.nk)",
+    )
+    play.add_argument(
+        "--out",
+        default="runs",
+        metavar="DIR",
+        help="where the game is saved as a run, as skat tournament saves its runs (default: runs)",
     )
     _listen_arguments(play)
     play.set_defaults(handler=play_main)
@@ -70,13 +82,17 @@ class PlaySession:
         auth_dir: str | None = None,
         table: str | None = None,
         seed: str | None = None,
+        runs: Path | None = None,
     ) -> None:
         self.spec = spec
         self.host, self.port, self.tls = host, port, tls
         self.auth_dir = auth_dir
         """A ``skat auth`` directory holding the person's user; None: one of our own, removed at the end."""
-        self.table = table or f"play-{secrets.token_hex(4)}"
+        self.table = table or run_id(secrets.token_hex(4))
         self.seed = seed or secrets.token_hex(16)
+        self.runs = runs
+        """Where the table is saved as a run (``save``); None: not saved."""
+        self.saved: Path | None = None
         self.closed = asyncio.Event()
         self.stack: Any = None
         self.web: WebServer | None = None
@@ -129,6 +145,17 @@ class PlaySession:
 
         return [s.event for s in await EventStore(self.nc).read(self.table) if s.event is not None]
 
+    async def save(self) -> Path | None:
+        """Save the table as a run in ``runs`` (once; again only if it has moved on since),
+        its directory; None when there is nothing to save or nowhere to save it."""
+        if self.runs is None or self.nc is None:
+            return None
+        log = await self.log()
+        if not log:
+            return None
+        self.saved = await asyncio.to_thread(save_run, self.spec, self.table, self.seed, log, self.runs)
+        return self.saved
+
     async def stop(self) -> None:
         for p in self.bots:
             with contextlib.suppress(Exception):
@@ -162,7 +189,7 @@ def play_main(args: argparse.Namespace) -> int:
 
         load_auth(args.auth).seed_file(spec.player)  # a player the server would refuse: one line, now
     logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
-    session = PlaySession(spec, host, port, tls, auth_dir=args.auth)
+    session = PlaySession(spec, host, port, tls, auth_dir=args.auth, runs=Path(args.out))
 
     async def work(stop: asyncio.Event) -> int:
         url = await session.start(connect_patience(args.connect_timeout))
@@ -182,9 +209,24 @@ def play_main(args: argparse.Namespace) -> int:
                     print(f"The game is over: {places_text(registry.fold(await session.log()))}.", flush=True)
             replay = f"{session.web.url}/replay/{session.table}"
             print(f"The table is closed. Replay it: {replay} (until you stop skat play)", flush=True)
+            await saved()
             await stop.wait()
         return 0
 
-    code = _until_signal(work, session.stop)
+    async def saved() -> None:
+        try:
+            where = await session.save()
+        except Exception as exc:  # a full disk, a directory we may not write: said, not a traceback
+            print(f"skat play: the game could not be saved in {args.out}: {exc}", file=sys.stderr, flush=True)
+            return
+        if where is not None:
+            print(f"Saved as a run: {where} (skat replay {where / 'archive.jsonl'})", flush=True)
+
+    async def cleanup() -> None:
+        if session.saved is None:  # stopped before the table closed: what was played is kept
+            await saved()
+        await session.stop()
+
+    code = _until_signal(work, cleanup)
     print("skat play: stopped", file=sys.stderr, flush=True)
     return code

@@ -53,7 +53,14 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
         metavar="BOT,BOT",
         help="the other seats' built-in bots, in seat order (Skat: two, or three with --players 4; Thirty-one: 1 to 8)",
     )
-    p.add_argument("--player", default="you", help="your player id (default: you)")
+    p.add_argument(
+        "--name",
+        "--player",
+        dest="player",
+        default="you",
+        metavar="NAME",
+        help="your name at the table: the player id the others, the log and the saved run know you by (default: you)",
+    )
     p.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 first (default 0: the first turn)")
     p.add_argument(
         "--turn-seconds", type=float, default=TURN_SECONDS, help="seconds you (and the bots) have for each move"
@@ -128,7 +135,7 @@ def play_spec(args: argparse.Namespace) -> PlaySpec:
     try:
         player = check_token("player", args.player)
     except ValueError as exc:
-        raise UsageError(f"--player: {exc}") from None
+        raise UsageError(f"--name (--player): {exc}") from None
     bots = [b.strip() for b in args.vs.split(",") if b.strip()]
     known = bots_of(game)
     for bot in bots:

@@ -1,6 +1,6 @@
 """Real ISS game records replayed through the engine must reproduce the published results.
 
-The records and their provenance are copied from shared/iss (see tests/data/iss/SOURCES.md).
+The records and their provenance are in tests/data/iss (SOURCES.md there says where each came from).
 The expected classification of every line comes from provenance.tsv, which was written
 independently of this engine.
 """

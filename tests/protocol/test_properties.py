@@ -1,5 +1,6 @@
 """Property tests of the rules engine: random deals and random tables, checked against the
-rules in shared/RULES.md and against small independent oracles written here.
+project's rules (RULES.md, kept outside this repository: each rule a test here relies on is
+stated where it is checked) and against small independent oracles written here.
 
 Why property tests: the unit and golden tests pin down the deals someone thought of; these
 play thousands of deals nobody thought of (every rule variant, resignations, timeouts,

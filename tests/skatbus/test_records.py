@@ -245,9 +245,15 @@ def test_ramsch_deals_are_reported_not_exported(tmp_path: Path, capsys: pytest.C
     archive = tmp_path / "archive.jsonl"
     deals = write_archive(archive, [run_])
     sgf = tmp_path / "r.sgf"
-    code, out = run(capsys, "iss", "export", str(archive), "--out", str(sgf))
-    assert code == 0
-    assert sum("not exported (a Ramsch" in l for l in out) == ramsch
+    code = main(["iss", "export", str(archive), "--out", str(sgf)])
+    said = capsys.readouterr()
+    assert code == 0 and ramsch
+    # Said once for all of them (on stderr, as skat records export says what it skips), not per deal.
+    assert said.err.splitlines() == [
+        f"{ramsch} Ramsch deal{'s' * (ramsch != 1)} not exported: ISS records have no Ramsch",
+        f"{deals - ramsch} deals with no stored time in the archive: dated at the export",  # an archive without at
+    ]
+    assert said.out.splitlines() == [f"exported {deals - ramsch} deals to {sgf}; {ramsch} not exportable"]
     assert len(sgf.read_text().splitlines()) == deals - ramsch
 
 

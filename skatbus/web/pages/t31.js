@@ -104,9 +104,15 @@ function t31MyHand(pub) {
   return hand;
 }
 
+function t31Me() { return T31.seat ? T31.seat.update.view.seat : -1; }
 function t31Who(v, seat) {
-  const me = T31.seat ? T31.seat.update.view.seat : -1;
-  return v.players[seat] + (seat === me && v.players[seat] !== "you" ? " (you)" : "");
+  // A seat in a sentence or a list: the person's own is "You" (so "You knock" reads as it should).
+  return seat === t31Me() ? "You" : v.players[seat];
+}
+function t31Says(seat, third, plain) { return seat === t31Me() ? plain : third; }
+function t31SeatName(v, seat) {
+  const p = v.players[seat];
+  return seat === t31Me() ? (p.toLowerCase() === "you" ? "You" : "You (" + p + ")") : p;
 }
 
 function t31Render() {
@@ -121,7 +127,8 @@ function t31Render() {
   document.body.dataset.game = "thirty-one";
   document.body.dataset.phase = closed ? "closed" : phase;
   document.title = "skatbus: " + v.table + " (Thirty-one)";
-  fill("title", "Thirty-one: table " + v.table + (T31.player ? " \u2014 you are " + T31.player : ""));
+  fill("title", "Thirty-one: table " + v.table +
+    (T31.player ? (T31.player.toLowerCase() === "you" ? " \u2014 your seat" : " \u2014 playing as " + T31.player) : ""));
   const deal = v.deal || 0;
   fill("where", closed ? "table closed" : deal ? "deal " + deal + " \u2014 " + t31PhaseText(v, phase) : "waiting for the deal");
   const hand = t31MyHand(pub);
@@ -139,7 +146,8 @@ function t31Render() {
       value = t31Points(t31HandValue(shown[seat], v.rules));
     } else if (seat === me && hand) {
       const legal = t31Legal();
-      cards = t31Sorted(hand).map(c => cardEl(c, legal.some(a => a.type === "discard" && a.card === c) ? "legal" : ""));
+      const discarding = legal.some(a => a.type === "discard");
+      cards = t31Sorted(hand).map(c => cardEl(c, !discarding ? "" : legal.some(a => a.type === "discard" && a.card === c) ? "legal" : "unplayable"));
       if (!hand.length && inDeal.includes(seat) && !over) cards = [backEl(), backEl(), backEl()];
       const own = T31.seat.update.view;  // its value when the hand is the update's, else counted here
       const same = JSON.stringify(hand.slice().sort()) === JSON.stringify((own.hand || []).slice().sort());
@@ -162,7 +170,7 @@ function t31Render() {
     if (seat === me && hand && !hand.length && inDeal.includes(seat) && !over) tags.push(el("span", { class: "tag" }, "not looked at yet"));
     return el("div", { class: "seat" + (v.to_move === seat && !over ? " to-move" : "") + (seat === me ? " me" : "") +
         (eliminated.includes(seat) ? " out" : ""), "data-seat": seat },
-      el("div", { class: "who" }, t31Who(v, seat), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
+      el("div", { class: "who" }, t31SeatName(v, seat), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
   }));
   const pile = v.pile || [];
   fill("t31-stock", deal && !over ? backEl() : el("div", { class: "empty" }, ""), el("div", { id: "t31-stocksize", "data-stock": v.stock || 0 }, "stock: " + (v.stock || 0)));
@@ -182,6 +190,7 @@ function t31PhaseText(v, phase) {
   if (v.paused) return "paused";
   if (phase === "between_deals") return "the deal is over";
   if (v.to_move == null) return "";
+  if (v.to_move === t31Me()) return "your turn" + (phase === "discard" ? " to discard" : "");
   return t31Who(v, v.to_move) + (phase === "discard" ? " to discard" : " to take a card" + (v.knocker == null ? " or knock" : ""));
 }
 
@@ -199,7 +208,7 @@ function t31State(v, phase, closed) {
     (r.coins || 3) + ((r.coins || 3) === 1 ? " coin" : " coins") + " each" + (options.length ? "; " + options.join(", ") : ""),
     "kitty: " + (v.kitty || 0) + (v.kitty === 1 ? " coin" : " coins"),
   ];
-  if (v.deal) lines.push("deal " + v.deal + ", dealt by " + t31Who(v, v.dealer));
+  if (v.deal) lines.push("deal " + v.deal + ", dealt by " + (v.dealer === t31Me() ? "you" : v.players[v.dealer]));
   if (v.knocker != null && phase !== "between_deals" && !closed) {
     lines.push(t31Who(v, v.knocker) + " knocked");
     const left = v.last_turns || [];
@@ -213,22 +222,24 @@ function t31State(v, phase, closed) {
 
 function t31Line(e, v) {
   const who = e.seat != null ? t31Who(v, e.seat) : "";
+  const s = (third, plain) => t31Says(e.seat, third, plain);
   switch (name(e)) {
     case "t31_dealt": {
       const m = e.order.length;
-      return [t31Who(v, e.dealer) + " deals; the discard pile starts with ", cardEl(e.deck[3 * m])];
+      return [t31Who(v, e.dealer) + " " + t31Says(e.dealer, "deals", "deal") + "; the discard pile starts with ", cardEl(e.deck[3 * m])];
     }
     case "t31_took":
-      if (e.source === "discard") return [who + " takes ", cardEl(e.card), " from the discard pile"];
-      return e.card ? [who + " takes ", cardEl(e.card), " from the stock"] : [who + " takes a card from the stock"];
-    case "t31_discarded": return [who + " discards ", cardEl(e.card)];
-    case "t31_knocked": return [who + " knocks"];
-    case "t31_looked": return [who + " looks at the hand"];
-    case "t31_threw": return [who + " throws down unseen"];
+      if (e.source === "discard") return [who + " " + s("takes", "take") + " ", cardEl(e.card), " from the discard pile"];
+      return e.card ? [who + " " + s("takes", "take") + " ", cardEl(e.card), " from the stock"]
+        : [who + " " + s("takes", "take") + " a card from the stock"];
+    case "t31_discarded": return [who + " " + s("discards", "discard") + " ", cardEl(e.card)];
+    case "t31_knocked": return [who + " " + s("knocks", "knock")];
+    case "t31_looked": return [who + " " + s("looks at the hand", "look at your hand")];
+    case "t31_threw": return [who + " " + s("throws", "throw") + " down unseen"];
     case "t31_restocked": return ["the stock is empty: " + e.stock.length + " cards of the discard pile make a new stock"];
     case "t31_deal_ended": return ["the deal ends: " + (T31_ENDS[e.end] || e.end)];
     case "timed_out": return [who + " ran out of time"];
-    case "seat_withdrawn": return [who + " is withdrawn"];
+    case "seat_withdrawn": return [who + " " + s("is", "are") + " withdrawn"];
     case "table_paused": return ["the table is paused" + (e.reason ? ": " + e.reason : "")];
     case "table_resumed": return ["the table resumes"];
   }
@@ -243,7 +254,7 @@ function t31Last(v, spec) {
   if (!row) return;
   fill("t31-lasttitle", "Deal " + row.deal + ": " + (T31_ENDS[row.end] || row.end));
   const shown = row.shown || [];
-  fill("t31-last", ...v.players.map((p, seat) => {
+  fill("t31-last", el("p", { class: "why" }, t31Why(row, v)), ...v.players.map((p, seat) => {
     const hand = shown[seat] || [];
     const lives = (row.lives || [])[seat] || 0;
     const out = (row.eliminated || []).includes(seat);
@@ -251,15 +262,34 @@ function t31Last(v, spec) {
       el("span", { class: "who" }, t31Who(v, seat)), " ",
       ...t31Sorted(hand).map(c => cardEl(c)),
       hand.length ? " " + t31Points(t31HandValue(hand, v.rules)) : "",
-      el("span", { class: "lives", "data-lives": lives }, lives ? " loses " + lives + (lives === 1 ? " life" : " lives") : ""),
+      el("span", { class: "lives", "data-lives": lives }, lives ? " " + t31Says(seat, "loses", "lose") + " " + lives + (lives === 1 ? " life" : " lives") : ""),
       out ? " \u2014 eliminated" : "");
   }));
+}
+
+function t31Why(row, v) {
+  // Why the deal ended as it did, in one sentence: who lost lives and for what.
+  const lives = row.lives || [];
+  const losers = v.players.map((_, s) => s).filter(s => lives[s] > 0);
+  const shown = row.shown || [];
+  const names = seats => seats.map(s => t31Who(v, s)).join(", ").replace(/, ([^,]*)$/, " and $1");
+  const lose = seats => seats.length === 1 && seats[0] !== t31Me() ? "loses" : "lose";
+  if (!losers.length) return "Nobody loses a life" + (T31_ENDS[row.end] ? " (" + T31_ENDS[row.end] + ")." : ".");
+  if (row.end === "thirty_one") {
+    const holders = v.players.map((_, s) => s).filter(s => (shown[s] || []).length);
+    return names(holders) + " " + (holders.length === 1 && holders[0] !== t31Me() ? "has" : "have") + " 31: " +
+      names(losers) + " " + lose(losers) + " a life.";
+  }
+  const values = losers.map(s => (shown[s] || []).length ? t31Points(t31HandValue(shown[s], v.rules)) : null).filter(x => x != null);
+  const twice = losers.filter(s => lives[s] > 1);
+  return "The lowest hand" + (values.length ? " (" + values[0] + ")" : "") + " loses: " + names(losers) + " " + lose(losers) + " " +
+    (twice.length ? "" : "a life") + (twice.length ? lives[twice[0]] + " lives (the knocker had the lowest hand and pays double)" : "") + ".";
 }
 
 function t31Sheet(v, spec) {
   const rows = spec ? spec.sheet || [] : [];
   const head = el("tr", {}, el("th", {}, "deal"), el("th", {}, "end"),
-    ...v.players.map(p => el("th", { class: "num" }, p)), el("th", { class: "num" }, "kitty"));
+    ...v.players.map((p, seat) => el("th", { class: "num" }, seat === t31Me() ? "You" : p)), el("th", { class: "num" }, "kitty"));
   const body = rows.map(r => el("tr", { "data-deal": r.deal }, el("td", {}, String(r.deal)), el("td", {}, T31_ENDS[r.end] || r.end),
     ...r.coins.map((c, seat) => el("td", { class: "num" }, (r.lives[seat] ? "\u2212" + r.lives[seat] + " \u2192 " : "") +
       ((r.eliminated || []).includes(seat) ? "out" : String(c)))),
@@ -324,7 +354,8 @@ function t31Actions(v, phase, closed) {
     return b;
   });
   const discarding = legal.some(a => a.type === "discard");
-  fill("t31-prompt", discarding ? "discard a card: click it" : u.your_turn ? "your turn" : "you may look at your hand now");
+  fill("t31-prompt", discarding ? "Discard a card: click one of the highlighted cards." : u.your_turn
+    ? "Your turn: take a card" + (legal.some(a => a.type === "knock") ? ", or knock." : ".") : "You may look at your hand now.");
   fill("t31-buttons", ...buttons);
   for (const c of document.querySelectorAll('[data-hand="' + u.view.seat + '"] .card.legal')) c.onclick = () => t31Send({ type: "discard", card: c.dataset.card });
   t31Countdown();

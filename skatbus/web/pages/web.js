@@ -12,22 +12,35 @@ function el(tag, attrs, ...kids) {
   for (const kid of kids) e.append(kid);
   return e;
 }
+const SUIT_NAMES = { C: "clubs", S: "spades", H: "hearts", D: "diamonds" };
+const RANK_NAMES = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 9: "nine", 8: "eight", 7: "seven" };
+function cardName(code) { return (RANK_NAMES[code[1]] || code[1]) + " of " + SUIT_NAMES[code[0]]; }
 function cardEl(code, extra) {
+  // A card, named for a screen reader; one the seat may play now is a button, one it may not
+  // is dimmed and says so.
   const red = code[0] === "H" || code[0] === "D";
   const rank = RANKS[code[1]] || code[1];
-  return el("div", { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), "data-card": code, title: code },
-    el("span", { class: "r" }, rank), el("span", { class: "s" }, SUITS[code[0]]));
+  const classes = (extra || "").split(" ");
+  const label = cardName(code) + (classes.includes("legal") ? ", playable" : classes.includes("unplayable") ? ", not playable now" : "");
+  const attrs = { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), "data-card": code, title: label, "aria-label": label };
+  if (classes.includes("legal")) Object.assign(attrs, { role: "button", tabindex: "0" });
+  if (classes.includes("unplayable")) attrs["aria-disabled"] = "true";
+  return el("div", attrs, el("span", { class: "r", "aria-hidden": "true" }, rank), el("span", { class: "s", "aria-hidden": "true" }, SUITS[code[0]]));
 }
 function backEl() { return el("div", { class: "card back" }); }
 function fill(id, ...kids) { const e = document.getElementById(id); e.replaceChildren(...kids); return e; }
 function name(e) { return e.type.split("/")[0]; }
 function gameText(g) {
   if (!g) return "";
+  // "Clubs hand schneider announced", "Grand ouvert hand" (ouvert announces schneider and
+  // schwarz: not said again), "Null ouvert".
   const words = [GAMES[g.game] || g.game];
-  if (g.hand) words.push("hand");
-  if (g.schneider) words.push("schneider announced");
-  if (g.schwarz) words.push("schwarz announced");
   if (g.ouvert) words.push("ouvert");
+  if (g.hand) words.push("hand");
+  if (!g.ouvert || g.game === "N") {
+    if (g.schwarz) words.push("schwarz announced");
+    else if (g.schneider) words.push("schneider announced");
+  }
   return words.join(" ");
 }
 function actionText(a) {
@@ -67,15 +80,29 @@ function lobby() {
       " \u2014 ", el("span", { class: "game" }, t.title || "Skat"), ": " + t.players.join(", "),
       ...(t.withheld ? [" ", el("span", { class: "hint reason" }, "(" + t.withheld + ")")] : [])))
       : [el("li", { class: "hint" }, "no open tables")]));
-    fill("tournaments", ...(m.tournaments.length ? m.tournaments.map(t => el("li", { "data-tournament": t.id, "data-game": t.game || "skat" },
-      el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
-      " \u2014 ", ...(t.game && t.game !== "skat" ? [el("span", { class: "game" }, t.title), ": "] : []),
-      t.entrants.join(", ") + (t.series ? " (" + t.series + " series)" : "") + ": " + t.finished + "/" + t.tables +
-      " tables finished" + (t.done ? " (done)" : "")))
-      : [el("li", { class: "hint" }, "no tournaments")]));
+    // The runs still playing first, with their progress as it happens (deals scored, tables
+    // finished); the finished ones apart, newest first, so an earlier run is never taken for
+    // the one under way.
+    const running = m.tournaments.filter(t => !t.done);
+    const earlier = m.tournaments.filter(t => t.done).reverse();
+    fill("tournaments", ...(running.length ? running.map(t => tournamentLine(t))
+      : [el("li", { class: "hint" }, m.tournaments.length ? "none running now" : "no tournaments")]));
+    document.getElementById("earlierbox").classList.toggle("hidden", !earlier.length);
+    fill("earlier", ...earlier.map(t => tournamentLine(t)));
     document.getElementById("seatsbox").classList.toggle("hidden", !m.seats.length);
     fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p))));
   });
+}
+
+function tournamentLine(t) {
+  const progress = t.done ? "finished: " + t.tables + " table" + (t.tables === 1 ? "" : "s")
+    : "playing: " + (t.of ? t.deals + "/" + t.of + " deals" : t.deals + " deal" + (t.deals === 1 ? "" : "s")) + ", " +
+      t.finished + "/" + t.tables + " tables finished";
+  return el("li", { "data-tournament": t.id, "data-game": t.game || "skat", "data-done": t.done ? "1" : "0",
+    "data-deals": t.deals, class: t.done ? "done" : "running" },
+    el("a", { href: "/tournament/" + encodeURIComponent(t.id) }, t.id),
+    " \u2014 ", ...(t.game && t.game !== "skat" ? [el("span", { class: "game" }, t.title), ": "] : []),
+    t.entrants.join(", ") + (t.series ? " (" + t.series + " series)" : "") + " \u2014 ", el("span", { class: "progress" }, progress));
 }
 
 // --- a tournament ----------------------------------------------------------------------------
@@ -278,7 +305,10 @@ function showCrosstable(m) {
 
 // --- a table, watched or played --------------------------------------------------------------
 
-const T = { spec: null, seat: null, answered: -1, picked: [], pending: false, firstSeen: new Map() };
+const T = {
+  spec: null, seat: null, answered: -1, picked: [], pending: false, firstSeen: new Map(),
+  form: null, dealEvents: new Map(),
+};
 
 function table() {
   const parts = location.pathname.split("/");
@@ -322,10 +352,47 @@ function showSkat(m) {
   document.getElementById("skat-main").classList.remove("hidden");
 }
 
+// The order a Skat player sorts a hand in for the game being played: trumps first (the jacks
+// clubs, spades, hearts, diamonds, then the trump suit A 10 K Q 9 8 7), then the other suits;
+// at null every suit A K Q J 10 9 8 7. Before a game is declared (and at Ramsch): grand's order.
+const SUIT_ORDER = "CSHD";
+const TRUMP_RANKS = "ATKQ987";
+const NULL_RANKS = "AKQJT987";
+function cardKey(code, game) {
+  const suit = SUIT_ORDER.indexOf(code[0]);
+  if (game === "N") return suit * 10 + NULL_RANKS.indexOf(code[1]);
+  if (code[1] === "J") return suit;
+  if (code[0] === game) return 10 + TRUMP_RANKS.indexOf(code[1]);
+  const others = SUIT_ORDER.replace(game && SUIT_ORDER.includes(game) ? game : "", "");
+  return 20 + others.indexOf(code[0]) * 10 + TRUMP_RANKS.indexOf(code[1]);
+}
+function sortCards(cards, game) { return cards.slice().sort((a, b) => cardKey(a, game) - cardKey(b, game)); }
+function sortGame(v) {
+  // The game the hand is sorted for: the declared one; while the declarer chooses, the one
+  // chosen in the form; otherwise grand's order.
+  if (v.game) return v.game.game;
+  const u = prompt();
+  if (u && T.form && T.form.game && T.form.prompt === u.index &&
+      (T.form.hand || !(u.view.legal || []).some(a => a.type === "pickup"))) return T.form.game;
+  return "G";
+}
+
 function dealEvents(v) { return (v && v.history) || []; }
 
 function mySeat() {
   return T.seat ? T.seat.update.view.seat : -1;
+}
+function isMe(seat) { return seat != null && seat === mySeat(); }
+function who(v, seat, start) {
+  // A seat in a sentence: the person's own seat is "You" (so that "You bid 18" reads naturally).
+  if (isMe(seat)) return start === false ? "you" : "You";
+  return v.players[seat];
+}
+function says(seat, third, plain) { return isMe(seat) ? plain : third; }
+function seatName(v, seat) {
+  // The seat's label: the person's own is "You" (with their name, unless the name is "you").
+  const p = v.players[seat];
+  return isMe(seat) ? (p.toLowerCase() === "you" ? "You" : "You (" + p + ")") : p;
 }
 
 function myHand(v) {
@@ -346,33 +413,43 @@ function render() {
   if (!v) return;
   document.body.dataset.index = spec ? spec.index : 0;
   document.title = "skatbus: " + v.table;
-  document.getElementById("title").textContent = "Table " + v.table + (T.player ? " \u2014 you are " + T.player : "");
+  document.getElementById("title").textContent = "Table " + v.table +
+    (T.player ? (T.player.toLowerCase() === "you" ? " \u2014 your seat" : " \u2014 playing as " + T.player) : "");
+  const closed = v.phase === "closed" || (spec && spec.closed);
   fill("where", "deal " + v.deal + (spec && spec.deals ? " of " + spec.deals : "") + " \u2014 " +
-       (spec && spec.closed ? "table closed" : v.phase.replace("_", " ")));
+       (closed ? "table closed" : v.phase.replace("_", " ")));
   const events = dealEvents(v);
+  if (v.deal) T.dealEvents.set(v.deal, events);
   const dealt = events.find(e => name(e) === "deal_dealt");
   const inDeal = dealt ? dealt.seats : v.players.map((_, i) => i);
   const me = mySeat();
   const played = new Map();
   for (const e of events) if (name(e) === "card_played") played.set(e.seat, (played.get(e.seat) || 0) + 1);
   const over = ["between_deals", "closed"].includes(v.phase);
+  const game = sortGame(v);
+  document.body.dataset.sortedFor = game;
   fill("seats", ...v.players.map((p, seat) => {
     let cards;
+    let note = "";
     const open = (v.open_cards || {})[String(seat)];
-    if (seat === me) cards = myHand(v).map(c => cardEl(c, handClass(c)));
-    else if (open) cards = open.map(c => cardEl(c));
-    else if (!inDeal.includes(seat) || over) cards = [];
+    if (seat === me) cards = sortCards(myHand(v), game).map(c => cardEl(c, handClass(c)));
+    else if (open) cards = sortCards(open, game).map(c => cardEl(c));
+    else if (!inDeal.includes(seat) || !dealt) cards = [];
     else {
+      // Face down: how many cards the seat still holds. A deal that ended early leaves them
+      // unplayed; nobody was shown them, so they stay face down (the replay opens every card).
       const n = 10 - (played.get(seat) || 0) + (v.declarer === seat && events.some(e => name(e) === "skat_taken") &&
                 !events.some(e => name(e) === "discarded") ? 2 : 0);
       cards = Array.from({ length: Math.max(0, n) }, backEl);
+      if (over && n > 0) note = n + " card" + (n === 1 ? "" : "s") + " not played";
     }
     const tags = [];
     if (dealt && dealt.dealer === seat) tags.push(el("span", { class: "tag" }, "dealer"));
     if (!inDeal.includes(seat)) tags.push(el("span", { class: "tag" }, "sits out"));
     if (v.declarer === seat) tags.push(el("span", { class: "decl" }, "declarer"));
+    if (note) tags.push(el("span", { class: "hint unplayed" }, note));
     return el("div", { class: "seat" + (v.to_move === seat && !over ? " to-move" : "") + (seat === me ? " me" : ""), "data-seat": seat },
-      el("div", { class: "who" }, p + (seat === me ? " (you)" : ""), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
+      el("div", { class: "who" }, seatName(v, seat), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
   }));
   // The skat: the declarer's own after the pickup; face down otherwise while the deal is on.
   const ownSkat = T.seat && T.seat.update.view.deal === v.deal ? (T.seat.update.view.skat || []) : [];
@@ -380,61 +457,208 @@ function render() {
   fill("skatlabel", discarded.length ? "you put away" : (ownSkat.length ? "the skat you took" : "skat"));
   fill("skat", ...(discarded.length ? discarded.map(c => cardEl(c)) : ownSkat.length ? ownSkat.map(c => cardEl(c))
        : (dealt && !events.some(e => name(e) === "skat_taken") && !over ? [backEl(), backEl()] : [])));
-  // The trick on the table, with who played each card.
+  // The trick on the table, with who played each card; once the deal is over, its last trick.
   let current = [];
+  let last = null;
   for (const e of events) {
-    if (name(e) === "trick_taken" || name(e) === "deal_dealt") current = [];
+    if (name(e) === "trick_taken") { current = []; last = e; }
+    else if (name(e) === "deal_dealt") current = [];
     else if (name(e) === "card_played") current.push(e);
   }
-  fill("trick", ...(current.length ? current.map(e => el("div", { class: "slot" }, cardEl(e.card), el("div", {}, v.players[e.seat])))
-       : [el("div", { class: "empty" }, v.phase === "playing" ? "no card yet" : "no trick on the table")]));
-  fill("declaration", v.game ? gameText(v.game) + " \u2014 " + v.players[v.declarer] + ", bid " + v.bid +
-       (v.kontra ? ", Kontra" : "") + (v.re ? ", Re" : "") : (v.declarer != null ? v.players[v.declarer] + " won the bidding at " + v.bid : "not declared yet"));
+  if (current.length) {
+    fill("trick", ...current.map(e => el("div", { class: "slot" }, cardEl(e.card), el("div", {}, seatName(v, e.seat)))));
+  } else if (over && last) {
+    fill("trick", el("div", { class: "lasttrick" }, el("div", { class: "hint" }, "last trick, taken by " + who(v, last.seat, false)),
+      el("div", { class: "cards" }, ...last.cards.map(c => cardEl(c)))));
+  } else {
+    fill("trick", el("div", { class: "empty" }, v.phase === "playing" ? "no card yet" : "no trick on the table"));
+  }
+  fill("declaration", v.game ? gameText(v.game) + ", declared by " + who(v, v.declarer, false) + " (bid " + v.bid + ")" +
+       (v.kontra ? ", Kontra" : "") + (v.re ? ", Re" : "") : (v.declarer != null ? who(v, v.declarer) + " won the bidding at " + v.bid : "not declared yet"));
   fill("bidding", ...events.map(e => biddingLine(e, v)).filter(x => x).map(t => el("li", {}, t)));
   const now = Date.now();
   fill("tricks", ...events.filter(e => name(e) === "trick_taken").map(e => {
     const key = v.deal + ":" + e.trick;
     if (!T.firstSeen.has(key)) T.firstSeen.set(key, now);
     return el("li", { "data-deal": v.deal, "data-trick": e.trick, "data-shown-at": T.firstSeen.get(key) },
-      ...e.cards.map(c => cardEl(c)), " " + v.players[e.seat] + " takes " + e.points);
+      ...e.cards.map(c => cardEl(c)), " " + who(v, e.seat) + " " + says(e.seat, "takes", "take") + " " + e.points);
   }));
   renderSheet(spec, v);
+  renderResult(spec, v, closed);
   renderActions(v);
 }
 
+const ENDED = {
+  played_out: "all ten tricks were played",
+  passed_in: "everybody passed",
+  declarer_took_trick: "the null declarer took a trick",
+  defenders_took_trick: "schwarz was announced and the defenders took a trick",
+  defenders_resigned: "the defenders gave up",
+  declarer_resigned: "the declarer gave up",
+};
+
 function biddingLine(e, v) {
-  const p = v.players[e.seat];
+  const p = who(v, e.seat);
+  const s = (third, plain) => says(e.seat, third, plain);
   switch (name(e)) {
-    case "bid": return p + " bids " + e.value;
-    case "hold": return p + " holds " + e.value;
-    case "pass": return p + " passes";
-    case "bidding_won": return p + " wins the bidding at " + e.value;
-    case "all_passed": return "everybody passed" + (e.ramsch ? ": Ramsch" : "");
-    case "skat_taken": return p + " picks up the skat";
-    case "discarded": return p + " puts two cards away";
-    case "game_declared": return p + " declares " + gameText(e.game);
-    case "kontra": return p + ": Kontra";
-    case "re": return p + ": Re";
-    case "cards_shown": return p + " shows the cards";
-    case "resigned": return p + " resigns";
+    case "bid": return p + " " + s("bids", "bid") + " " + e.value;
+    case "hold": return p + " " + s("holds", "hold") + " " + e.value;
+    case "pass": return p + " " + s("passes", "pass");
+    case "bidding_won": return p + " " + s("wins", "win") + " the bidding at " + e.value;
+    case "all_passed": return "Everybody passed" + (e.ramsch ? ": Ramsch" : "");
+    case "skat_taken": return p + " " + s("picks", "pick") + " up the skat";
+    case "discarded": {
+      // The seat's own put-away cards: from its own view (the public one shows them to nobody).
+      const own = isMe(e.seat) && T.seat && T.seat.update.view.deal === v.deal ? T.seat.update.view.discarded || [] : [];
+      return p + " " + s("puts", "put") + " two cards away" + (own.length ? ": " + own.map(faceText).join(" ") : "");
+    }
+    case "game_declared": return p + " " + s("declares", "declare") + " " + gameText(e.game);
+    case "kontra": return p + " " + s("says", "say") + " Kontra";
+    case "re": return p + " " + s("says", "say") + " Re";
+    case "cards_shown": return p + " " + s("shows", "show") + " " + (isMe(e.seat) ? "your" : "the") + " cards";
+    case "resigned": return p + " " + s("gives", "give") + " up";
     case "timed_out": return p + " ran out of time";
-    case "deal_ended": return "the deal ends (" + e.reason.replaceAll("_", " ") + ")";
+    case "deal_ended": return "The deal ends: " + (ENDED[e.reason] || e.reason.replaceAll("_", " "));
   }
   return null;
 }
 
 function renderSheet(spec, v) {
   const rows = spec ? spec.sheet : [];
-  const head = el("tr", {}, el("th", {}, "deal"), el("th", {}, "game"), ...v.players.map(p => el("th", { class: "num" }, p)));
+  const head = el("tr", {}, el("th", {}, "deal"), el("th", {}, "game"), ...v.players.map((p, seat) => el("th", { class: "num" }, isMe(seat) ? "You" : p)));
   const body = rows.map(r => {
-    const res = r.result;
-    const what = res.kind === "game" ? v.players[res.declarer] + " " + gameText(res.game) + (res.won ? " won " : " lost ") + res.game_score
+    const res = fullResult(r.result);
+    const what = res.kind === "game" ? who(v, res.declarer) + ": " + gameText(res.game) + (res.won ? ", won " : ", lost ") + signedText(res.game_score)
       : res.kind === "ramsch" ? "Ramsch" : "passed in";
     return el("tr", { "data-deal": r.deal }, el("td", {}, String(r.deal)), el("td", {}, what),
       ...r.totals.map(t => el("td", { class: "num" }, String(t))));
   });
   const sf = el("tr", {}, el("td", {}, ""), el("td", {}, "Seeger-Fabian"), ...(v.seeger_fabian || []).map(t => el("td", { class: "num" }, String(t))));
   fill("sheet", head, ...body, ...(rows.length ? [sf] : []));
+}
+
+// --- the end of a deal: its card points and its value, explained ------------------------------
+
+const signedText = x => (x > 0 ? "+" : x < 0 ? "\u2212" : "") + Math.abs(x);
+
+function seatsText(v, seats) {
+  const names = seats.map(s => who(v, s, false));
+  return names.length > 1 ? names.slice(0, -1).join(", ") + " and " + names[names.length - 1] : names.join("");
+}
+
+function valueParts(r) {
+  // The multiplier's steps (RULES: matadors, game, hand, schneider, schwarz, their
+  // announcements, ouvert), as scoring counted them; ouvert is what is left of the multiplier.
+  const g = r.game;
+  const m = Math.abs(r.matadors);
+  const parts = [[(r.matadors > 0 ? "with " : "without ") + m + " matador" + (m === 1 ? "" : "s"), m], ["game", 1]];
+  if (g.hand) parts.push(["hand", 1]);
+  if (r.schneider || g.schneider) parts.push(["schneider", 1]);
+  if (g.schneider) parts.push(["schneider announced", 1]);
+  if (r.schwarz || g.schwarz) parts.push(["schwarz", 1]);
+  if (g.schwarz) parts.push(["schwarz announced", 1]);
+  const rest = r.multiplier - parts.reduce((n, p) => n + p[1], 0);
+  if (rest > 0) parts.push(["ouvert", rest]);
+  return parts;
+}
+
+const RESULT_DEFAULTS = {
+  bock: false, bid: 0, matadors: 0, multiplier: 0, base: 0, value: 0, overbid: false, won: false, declarer_points: 0,
+  declarer_tricks: 0, schneider: false, schwarz: false, kontra: false, re: false, game_score: 0,
+};
+function fullResult(r) {
+  // A scored result as sent leaves its default fields out (0, false): put them back.
+  return Object.assign({}, RESULT_DEFAULTS, r);
+}
+
+function resultLines(row, v) {
+  // What the deal's scored result (the public score sheet) says, in a player's words.
+  const r = fullResult(row.result);
+  const lines = [];
+  if (r.kind === "passed") return ["Everybody passed: the deal is not played and scores nothing."];
+  const events = T.dealEvents.get(row.deal) || [];
+  const tricks = events.filter(e => name(e) === "trick_taken");
+  if (r.kind === "ramsch") {
+    const ram = r.ramsch;
+    const seats = v.players.map((_, s) => s).filter(s => ram.points[s] != null && (ram.points[s] > 0 || r.scores[s] !== 0 ||
+      tricks.some(t => t.seat === s) || (events.find(e => name(e) === "deal_dealt") || { seats: [0, 1, 2] }).seats.includes(s)));
+    lines.push("Ramsch, card points: " + seats.map(s => who(v, s) + " " + ram.points[s]).join(", ") + " (the skat goes to the last trick).");
+    if (ram.durchmarsch != null) lines.push(who(v, ram.durchmarsch) + " took every trick (Durchmarsch): +120.");
+    else {
+      const top = Math.max(...ram.losers.map(s => ram.points[s]));
+      lines.push(seatsText(v, ram.losers) + " took the most points and " + (ram.losers.length === 1 && !isMe(ram.losers[0]) ? "loses " : "lose ") +
+        top + (ram.jungfrau ? " \u00d7 " + (2 ** ram.jungfrau) + " (" + ram.jungfrau + " player" + (ram.jungfrau === 1 ? "" : "s") +
+        " without a trick)" : "") + (r.bock ? " \u00d7 2 (Bock)" : "") + ".");
+    }
+    return lines;
+  }
+  const d = r.declarer;
+  const g = r.game;
+  const defenders = v.players.map((_, s) => s).filter(s => s !== d && r.scores[s] !== undefined &&
+    (events.length ? (events.find(e => name(e) === "deal_dealt") || { seats: [] }).seats.includes(s) : true));
+  const byTricks = tricks.length ? tricks.filter(t => t.seat !== d).reduce((n, t) => n + t.points, 0) : null;
+  const theirs = byTricks == null || r.ended === "played_out" ? 120 - r.declarer_points : byTricks;
+  const declarerWords = who(v, d) + (isMe(d) ? " (declarer)" : " (declarer)");
+  lines.push("Card points: " + declarerWords + " " + r.declarer_points + " in " + r.declarer_tricks + " trick" +
+    (r.declarer_tricks === 1 ? "" : "s") + " with the skat, " + seatsText(v, defenders) + " " + theirs +
+    (g.game === "N" ? " (at null only the tricks count)." : "."));
+  const score = r.scores[d];
+  const lostValue = r.overbid ? Math.ceil(r.bid / r.base) * r.base : r.value;
+  const factor = r.won || !lostValue ? 1 : Math.round(-r.game_score / lostValue);
+  let value;
+  if (g.game === "N") value = gameText(g) + " is worth " + r.value + ".";
+  else {
+    value = "Value: " + GAMES[g.game] + " " + r.base + " \u00d7 " + r.multiplier + " (" +
+      valueParts(r).map(([w, n]) => w.startsWith("with") ? w : w + " " + n).join(", ") + ") = " + r.value + ".";
+  }
+  lines.push(value);
+  const needed = g.schneider ? 90 : 61;
+  let why;
+  if (r.won) {
+    why = "Won: " + (g.game === "N" ? who(v, d) + " took no trick" : r.ended === "defenders_resigned" ? "the defenders gave up"
+      : r.declarer_points + " card points" + (g.schwarz ? " and every trick" : "") + " (" + needed + " needed)") + ": " + signedText(r.game_score) + ".";
+  } else if (r.overbid) {
+    why = "Overbid: the game is worth " + r.value + ", less than the bid of " + r.bid + ". It is lost at the least multiple of " +
+      r.base + " that reaches the bid, " + lostValue + (factor > 1 ? ", counted " + (factor === 2 ? "twice" : factor + " times") : "") + ": " + signedText(r.game_score) + ".";
+  } else {
+    const reason = r.ended === "declarer_resigned" ? who(v, d) + " gave up"
+      : g.game === "N" ? who(v, d) + " took a trick"
+      : r.ended === "defenders_took_trick" ? "schwarz was announced and the defenders took a trick"
+      : g.schwarz && r.declarer_tricks < 10 ? "schwarz was announced and the defenders took a trick"
+      : g.schneider && r.declarer_points >= 61 ? "schneider was announced, but " + r.declarer_points + " card points are fewer than 90"
+      : r.declarer_points + " card points are fewer than 61";
+    why = "Lost: " + reason + (factor > 1 ? "; a lost game counts " + (factor === 2 ? "twice" : factor + " times") + " its value" : "") +
+      ": " + signedText(r.game_score) + ".";
+  }
+  lines.push(why);
+  const doubled = [r.kontra ? "Kontra" : "", r.re ? "Re" : "", r.bock ? "Bock" : ""].filter(x => x);
+  lines.push("Score: " + who(v, d) + " " + signedText(score) + (doubled.length ? " (" + signedText(r.game_score) + " \u00d7 " +
+    (2 ** doubled.length) + " for " + doubled.join(", ") + ")" : "") + "; Seeger-Fabian " +
+    v.players.map((p, s) => (isMe(s) ? "you" : p) + " " + signedText(r.seeger_fabian[s])).join(", ") + ".");
+  return lines;
+}
+
+function renderResult(spec, v, closed) {
+  // The newest scored deal stays on show (the next deal may be dealt at once), marked as the
+  // deal just ended while the table waits between deals or is closed.
+  const box = document.getElementById("resultbox");
+  const rows = spec ? spec.sheet || [] : [];
+  const row = rows.length ? rows[rows.length - 1] : null;
+  box.classList.toggle("hidden", !row);
+  if (!row) return;
+  const r = fullResult(row.result);
+  const head = r.kind === "game" ? who(v, r.declarer) + " played " + gameText(r.game) + ": " + (r.won ? "won" : "lost")
+    : r.kind === "ramsch" ? "Ramsch" : "passed in";
+  // Just over: between deals, at the closed table, and through the next deal's bidding (the
+  // dealer deals the next one at once), until its first card is played.
+  const started = dealEvents(v).some(e => name(e) === "card_played");
+  const fresh = row.deal === v.deal ? v.phase === "between_deals" || closed : row.deal === v.deal - 1 && !started;
+  box.dataset.deal = row.deal;
+  box.classList.toggle("fresh", fresh);
+  fill("resulttitle", "Deal " + row.deal + (fresh ? " is over: " : ": ") + head);
+  fill("result", ...resultLines(row, v).map(t => el("p", {}, t)),
+    ...(closed && spec && spec.view ? [el("p", {}, el("a", { href: "/replay/" + encodeURIComponent(v.table), class: "replay" },
+      "replay the table (every card open)"))] : []));
 }
 
 // --- the seat's move -------------------------------------------------------------------------
@@ -449,9 +673,96 @@ function handClass(c) {
   const u = prompt();
   if (!u) return "";
   const legal = u.view.legal || [];
-  if (legal.some(a => a.type === "play" && a.card === c)) return "legal";
+  if (legal.some(a => a.type === "play")) return legal.some(a => a.type === "play" && a.card === c) ? "legal" : "unplayable";
   if (legal.some(a => a.type === "discard")) return "legal" + (T.picked.includes(c) ? " picked" : "");
   return "";
+}
+
+function formFor(u) {
+  // The declaration form's choices, kept across redraws of the same prompt.
+  if (!T.form || T.form.prompt !== u.index) {
+    const hand = myHand(null);
+    const count = s => hand.filter(c => c[0] === s && c[1] !== "J").length + hand.filter(c => c[1] === "J").length / 10;
+    const games = [...new Set((u.view.legal || []).filter(a => a.type === "declare").map(a => a.game))];
+    const suits = games.filter(g => SUIT_ORDER.includes(g)).sort((a, b) => count(b) - count(a));
+    T.form = { prompt: u.index, hand: false, game: suits[0] || games[0] || "G", announce: "none" };
+  }
+  return T.form;
+}
+
+function announceKey(a) { return a.ouvert ? "ouvert" : a.schwarz ? "schwarz" : a.schneider ? "schneider" : "none"; }
+const ANNOUNCE = {
+  none: () => "no announcement",
+  schneider: () => "schneider announced",
+  schwarz: () => "schwarz announced (and schneider)",
+  ouvert: g => g === "N" ? "ouvert (your cards open)" : "ouvert (cards open; schneider and schwarz announced)",
+};
+
+function declareForm(u, before) {
+  // One small form, not a button per combination: the game, hand or not, the announcements
+  // the rules allow; what it submits is exactly one of the prompt's legal commands.
+  const legal = u.view.legal || [];
+  const declares = legal.filter(a => a.type === "declare");
+  const f = formFor(u);
+  const hand = before ? f.hand : false;
+  const games = Object.keys(GAMES).filter(g => declares.some(a => a.game === g));
+  if (!games.includes(f.game)) f.game = games[0];
+  const options = declares.filter(a => a.game === f.game);
+  if (!options.some(a => announceKey(a) === f.announce)) f.announce = announceKey(options[0] || { });
+  const chosen = options.find(a => announceKey(a) === f.announce);
+  const parts = [];
+  if (before) {
+    const box = el("input", { type: "checkbox", id: "handgame" });
+    box.checked = hand;
+    box.onchange = () => { f.hand = box.checked; render(); };
+    parts.push(el("label", { class: "formrow" }, box, " Hand game: play without picking up the skat"));
+  }
+  if (!before || hand) {
+    const select = el("select", { id: "gamechoice", "aria-label": "game" },
+      ...games.map(g => { const o = el("option", { value: g }, GAMES[g] + (SUITS[g] ? " " + SUITS[g] : "")); if (g === f.game) o.selected = true; return o; }));
+    select.onchange = () => { f.game = select.value; render(); };
+    parts.push(el("label", { class: "formrow" }, "Game: ", select));
+    const keys = [...new Set(options.map(announceKey))];
+    if (keys.length > 1) {
+      parts.push(el("div", { class: "formrow", role: "radiogroup", "aria-label": "announcements" }, "Announce: ", ...keys.map(k => {
+        const r = el("input", { type: "radio", name: "announce", value: k, id: "announce-" + k });
+        r.checked = k === f.announce;
+        r.onchange = () => { f.announce = k; render(); };
+        return el("label", { class: "choice" }, r, " " + ANNOUNCE[k](f.game));
+      })));
+    }
+  } else {
+    parts.push(el("div", { class: "hint formrow" }, "You choose the game after picking up the skat."));
+  }
+  const action = before && !hand ? { type: "pickup" } : chosen;
+  const label = action.type === "pickup" ? "Pick up the skat" : "Declare " + gameText(Object.assign({ hand: before }, action));
+  const submit = actionButton(action, "main", label);
+  submit.id = "declare";
+  return [el("div", { class: "declareform" }, ...parts, el("div", { class: "buttons" }, submit))];
+}
+
+function biddingControls(u, v) {
+  // The next bid on a button of its own, every higher legal bid in a list, and pass.
+  const legal = u.view.legal || [];
+  const bids = legal.filter(a => a.type === "bid");
+  const out = [actionButton(bids[0], "main", "bid " + bids[0].value)];
+  if (bids.length > 1) {
+    const f = T.form && T.form.prompt === u.index ? T.form : (T.form = { prompt: u.index, bid: bids[1].value });
+    if (!bids.some(b => b.value === f.bid)) f.bid = bids[1].value;
+    const select = el("select", { id: "bidvalue", "aria-label": "bid value" },
+      ...bids.slice(1).map(b => { const o = el("option", { value: b.value }, String(b.value)); if (b.value === f.bid) o.selected = true; return o; }));
+    const jump = actionButton({ type: "bid", value: f.bid }, "", "bid " + f.bid);
+    jump.id = "bidchosen";
+    select.onchange = () => { f.bid = Number(select.value); render(); };
+    out.push(el("span", { class: "or" }, "or"), select, jump);
+  }
+  out.push(actionButton({ type: "pass" }, "", "pass"));
+  return out;
+}
+
+function lastBidder(u) {
+  const bid = (u.view.history || []).filter(e => name(e) === "bid").pop();
+  return bid ? bid.seat : null;
 }
 
 function renderActions(v) {
@@ -462,39 +773,60 @@ function renderActions(v) {
   document.body.dataset.yourTurn = u ? "1" : "0";
   document.body.dataset.prompt = u ? u.index : -1;
   if (!u) {
-    fill("prompt", T.pending ? "sent; waiting for the table…" : (v.phase === "closed" ? "the table is closed" : "waiting for the others…"));
+    fill("prompt", T.pending ? "sent; waiting for the table\u2026" : (v.phase === "closed" ? "the table is closed" : "waiting for the others\u2026"));
     fill("buttons");
     fill("countdown");
     return;
   }
   const legal = u.view.legal || [];
-  const buttons = [];
-  const bids = legal.filter(a => a.type === "bid").slice(0, 8);
-  for (const a of legal) {
-    if (a.type === "play" || a.type === "discard" || (a.type === "bid" && !bids.includes(a))) continue;
-    buttons.push(actionButton(a, a.type === "pass" ? "" : "main"));
-  }
-  if (legal.some(a => a.type === "discard")) {
+  const types = new Set(legal.map(a => a.type));
+  const uv = u.view;
+  let text = "your turn";
+  let buttons = [];
+  if (types.has("hold")) {
+    const from = lastBidder(u);
+    text = (from != null ? uv.players[from] + " bids " : "The bid is ") + uv.bid + ": hold it, or pass?";
+    buttons = [actionButton({ type: "hold" }, "main", "hold " + uv.bid), actionButton({ type: "pass" }, "", "pass")];
+  } else if (types.has("bid")) {
+    text = uv.bid ? "The bid stands at " + uv.bid + ": bid higher, or pass." : "Nobody has bid yet: open with a bid, or pass.";
+    buttons = biddingControls(u, v);
+  } else if (types.has("pickup") || types.has("declare")) {
+    text = types.has("pickup") ? "You won the bidding at " + uv.bid + ": pick up the skat, or play a hand game."
+      : "Declare your game (the bid is " + uv.bid + ").";
+    buttons = declareForm(u, types.has("pickup"));
+  } else if (types.has("discard")) {
+    text = "Pick two cards to put away (click them).";
     const ok = T.picked.length === 2 && legal.some(a => a.type === "discard" && a.cards.every(c => T.picked.includes(c)));
     const b = el("button", { class: "main", id: "discard", "data-action": JSON.stringify({ type: "discard", cards: T.picked }) },
-      "put away " + (T.picked.length ? T.picked.join(" ") : "(pick two cards)"));
+      "put away " + (T.picked.length ? T.picked.map(faceText).join(" ") : "(pick two cards)"));
     b.disabled = !ok;
     b.onclick = () => send({ type: "discard", cards: T.picked.slice() });
-    buttons.push(b);
+    buttons = [b];
+  } else if (types.has("kontra") || types.has("re")) {
+    const word = types.has("kontra") ? "Kontra" : "Re";
+    text = types.has("kontra") ? uv.players[uv.declarer] + " plays " + gameText(uv.game) + ": say Kontra?" : "Kontra was said: say Re?";
+    buttons = legal.map(a => actionButton(a, a.type === "pass" ? "" : "main", a.type === "pass" ? "no " + word : word));
+  } else if (types.has("play")) {
+    const playable = legal.filter(a => a.type === "play").length;
+    text = "Your turn: play one of the highlighted cards" + (playable < myHand(v).length ? " (you must follow suit)." : ".");
+    if (uv.declarer === uv.seat && !(uv.open_cards || {})[String(uv.seat)]) buttons.push(actionButton({ type: "show" }, "", "show my cards"));
+    buttons.push(actionButton({ type: "resign" }, "", "give up"));
+  } else {
+    buttons = legal.map(a => actionButton(a, a.type === "pass" ? "" : "main"));
   }
-  if (u.view.phase === "playing") {
-    if (u.view.declarer === u.view.seat && !(u.view.open_cards || {})[String(u.view.seat)]) buttons.push(actionButton({ type: "show" }, ""));
-    buttons.push(actionButton({ type: "resign" }, ""));
-  }
-  fill("prompt", legal.some(a => a.type === "play") ? "your turn: click a card" :
-       legal.some(a => a.type === "discard") ? "pick two cards to put away" : "your turn");
+  fill("prompt", text);
   fill("buttons", ...buttons);
-  for (const c of document.querySelectorAll('[data-hand="' + u.view.seat + '"] .card.legal')) c.onclick = () => clickCard(c.dataset.card);
+  for (const c of document.querySelectorAll('[data-hand="' + u.view.seat + '"] .card.legal')) {
+    c.onclick = () => clickCard(c.dataset.card);
+    c.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCard(c.dataset.card); } };
+  }
   tickCountdown();
 }
 
-function actionButton(a, cls) {
-  const b = el("button", { class: cls, "data-action": JSON.stringify(a) }, actionText(a));
+function faceText(code) { return (RANKS[code[1]] || code[1]) + SUITS[code[0]]; }
+
+function actionButton(a, cls, label) {
+  const b = el("button", { class: cls, "data-action": JSON.stringify(a) }, label || actionText(a));
   b.onclick = () => send(a);
   return b;
 }
