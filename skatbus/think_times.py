@@ -53,7 +53,10 @@ def think_times(tables: Iterable[TableTimes]) -> dict[str, ThinkTimes]:
             if state is None:
                 if not is_opening(event):
                     break
-                state = new_state(event)
+                try:
+                    state = new_state(event)
+                except ValueError:  # a game this skatbus does not play: that table measures nothing
+                    break
             try:
                 state.apply(event, at)
             except LogError:
