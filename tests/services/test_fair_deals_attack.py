@@ -531,7 +531,13 @@ def assert_ids_carry_nothing_of_the_seed(run: Run) -> None:
 
 def assert_the_announcements(run: Run) -> None:
     """The announcement says what an entrant needs and nothing more; it commits to the seed."""
-    said = [a for a in run.feed.announcements if a.get("tournament") == run.config.id]
+    every = [a for a in run.feed.announcements if a.get("tournament") == run.config.id]
+    # The last one says that the tournament finished (so that bots stop), and only that.
+    assert every and every[-1] == {
+        "type": "tournament", "tournament": run.config.id, "game": run.config.game,
+        "entrants": [REMOTE], "open": False, "finished": True,
+    }  # fmt: skip
+    said = every[:-1]
     assert said and said[0]["open"] and not said[-1]["open"]
     for a in said:
         assert set(a) == {"type", "tournament", "game", "commitment", "entrants", "nonces_close", "open"}, a

@@ -20,6 +20,7 @@ import contextlib
 import signal
 from typing import Any
 
+import msgspec
 import nats
 
 from protocol.subjects import command_subject
@@ -48,6 +49,11 @@ class BrokenPlayer(RemotePlayer):
 
     async def _act(self, table: str, update: Any) -> None:
         if self.kind == "silent":
+            return
+        if self.kind == "illegal":  # sent as the bot chose it: the player's guard would play the default
+            command = msgspec.structs.replace(IllegalBot().act(update), at=update.index)
+            with contextlib.suppress(Exception):
+                await self.inbox.request(command_subject(self.player, table), encode(command), timeout=2.0)
             return
         if self.kind == "no-at":  # the legal command as listed: "at" left at its default, so not sent
             with contextlib.suppress(Exception):
