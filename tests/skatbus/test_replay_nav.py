@@ -28,6 +28,7 @@ from skatbus import replay_cli
 from skatbus.cli import main as cli_main
 from skatbus.replay import TableLog, read_archive
 from skatbus.replay_nav import INTERRUPTED, KEYS
+from tests.terminal import as_a_terminal_job
 
 from .localrun import make_run
 
@@ -156,6 +157,7 @@ def test_on_a_terminal_keys_work_and_ctrl_c_leaves_no_traceback(archive: Path) -
         stderr=slave,
         cwd=ROOT,
         env={**os.environ, "TERM": "dumb"},
+        preexec_fn=as_a_terminal_job,  # Ctrl-C not ignored, even when this suite's is
     )
     os.close(slave)
     try:
