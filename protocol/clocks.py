@@ -138,6 +138,19 @@ def remaining(clocks: SeatClocks | None, seat: int) -> float | None:
     return round(clocks.left[seat], 3)
 
 
+def seat_clock(clocks: SeatClocks | None, seat: int, per_move: float) -> tuple[float, float, float] | None:
+    """What a seat's update says of its clock (``protocol.wire.Update.clock``, ``increment``,
+    ``turn_seconds``): the seconds left of its budget (to the millisecond), its increment and
+    its per-move deadline ``per_move`` (the state's ``per_move``: the table's turn time, 0 for
+    a seat played by default). None at a table without a time control. Read from the fold the
+    services enforce, so a bot sees the very clock it is timed by: for the seat to move, its
+    budget as its turn began."""
+    left = remaining(clocks, seat)
+    if left is None or clocks is None or clocks.control is None:
+        return None
+    return left, clocks.control.increment, float(per_move)
+
+
 class ThinkTimes(msgspec.Struct, frozen=True, kw_only=True):
     """One player's think times (seconds, to the millisecond) over the moves that were measured."""
 

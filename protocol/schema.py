@@ -19,7 +19,9 @@ def player_schema() -> str:
     """One JSON document: ``command`` (what a player sends at a Skat table), ``reply`` (the
     answer to each), ``update`` (what it receives on ``skat.view.<player>.<table>`` at a Skat
     table), and the same for Thirty-one (``thirty_one_command``, ``thirty_one_update``), with
-    shared definitions. Every view names its table's game (``table_game``) and rules."""
+    shared definitions. Every view names its table's game (``table_game``) and rules; every
+    update, under a time control, the seat's ``clock``, ``increment`` and ``turn_seconds``
+    (optional: a client that ignores unknown fields reads updates without them as before)."""
     (command, reply, update), components = msgspec.json.schema_components(
         [AnyCommand, Reply, Update], ref_template="#/$defs/{name}"
     )

@@ -2,8 +2,9 @@
 
 A tournament is event-sourced like a table: ``TournamentCreated`` fixes the entrants, the rules
 and the whole schedule (every table with its seating and seed); ``TableFinished`` records each
-finished table; ``TournamentFinished`` closes it. A killed tournament is resumed by folding its
-log: tables without ``TableFinished`` are continued or opened, none is played twice.
+finished table; ``TournamentFinished`` closes it; ``FaultsCounted`` keeps the turns the
+runner's bots failed. A killed tournament is resumed by folding its log: tables without
+``TableFinished`` are continued or opened, none is played twice.
 
 Duplicate mode plays every set of deals once per seat rotation: the rotated tables share one
 table seed, so they get the same deals (``dealing.deal_seed``) and every entrant holds every
@@ -197,7 +198,17 @@ class SeriesDrawn(msgspec.Struct, frozen=True, tag="series_drawn/1", tag_field="
     reason: str = ""
 
 
-TournamentEvent = TournamentCreated | NonceGiven | NoncesClosed | SeriesDrawn | TableFinished | TournamentFinished
+class FaultsCounted(msgspec.Struct, frozen=True, tag="faults_counted/1", tag_field="type"):
+    """Turns the runner's in-process bots failed since the last such event, per entrant (each
+    played by the default move: ``skatbus.bot_guard``). In the log, not in the runner's
+    memory, so that a resumed tournament's results count the faults of every run."""
+
+    faults: dict[str, int]
+
+
+TournamentEvent = (
+    TournamentCreated | NonceGiven | NoncesClosed | SeriesDrawn | TableFinished | TournamentFinished | FaultsCounted
+)
 
 
 def schedule(config: TournamentConfig) -> list[TableSpec]:
@@ -309,6 +320,8 @@ class TournamentState:
         """The nonces' digest once they are closed (``NoncesClosed``)."""
         self.redrawn: dict[int, str] = {}
         """Series drawn after the start, with the reason given (``SeriesDrawn``)."""
+        self.faults: dict[str, int] = {}
+        """Per entrant, the turns its bot failed over every run (the sum of ``FaultsCounted``)."""
 
     def apply(self, event: TournamentEvent) -> None:
         if isinstance(event, TournamentCreated):
@@ -340,6 +353,13 @@ class TournamentState:
             self.finished[event.table] = event
         elif isinstance(event, TournamentFinished):
             self.done = True
+        elif isinstance(event, FaultsCounted):
+            for player, n in event.faults.items():
+                if player not in self.config.entrants:
+                    raise ValueError(f"faults of {player}, who is no entrant")
+                if n < 0:
+                    raise ValueError(f"a negative count of {player}'s faults")
+                self.faults[player] = self.faults.get(player, 0) + n
 
     @property
     def pending(self) -> list[TableSpec]:

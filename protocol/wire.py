@@ -73,8 +73,17 @@ class Update(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omit_default
     index: int = 0
     """Log position this view reflects: the events 0..index-1 have happened."""
     clock: float | None = None
-    """At a table with a time control, the seconds left of the seat's budget as its turn began
-    (``deadline`` already counts it); None without one (docs/time-control.md)."""
+    """At a table with a time control, the seconds left of the seat's budget (to the
+    millisecond): in a prompt, as its turn began (``deadline`` already counts it). None (left
+    out) without one (docs/time-control.md)."""
+    increment: float | None = None
+    """At a table with a time control, the seconds added to the seat's budget after each of its
+    moves; None (left out) without one."""
+    turn_seconds: float | None = None
+    """At a table with a time control, the seat's per-move deadline in seconds, the budget
+    aside (the table's turn time; 0 for a seat played by the default move): its turn lasts
+    ``min(turn_seconds, clock)``. None (left out) without one (``view.rules.turn_seconds`` is
+    the turn time then)."""
 
 
 _COMMAND_DECODERS: Final[dict[str, Any]] = {

@@ -24,6 +24,7 @@ from nats.js.api import KeyValueConfig, StreamConfig
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from protocol.clocks import seat_clock
 from protocol.registry import state_game
 from protocol.subjects import is_token, view_subject
 from protocol.wire import ENCODINGS, Update, encode
@@ -103,13 +104,21 @@ class Prompter:
 
     async def send(self, table_id: str, state: Any, seat: int, deadline: float | None = None) -> None:
         """Seat ``seat``'s view of the table: a turn prompt with its ``deadline`` (Unix time,
-        ``runtime.Table.deadline``), or with None a plain view."""
+        ``runtime.Table.deadline``), or with None a plain view; under a time control, either
+        with the seat's clock (``protocol.clocks.seat_clock``)."""
         player = state.players[seat]
+        # The seat's clock from the table's own fold (the one ``deadline`` comes from): a bot
+        # sees what it is timed by. Every game's state has ``clock`` and ``per_move``.
+        clock = seat_clock(getattr(state, "clock", None), seat, state.per_move(seat))
+        left, increment, per_move = clock if clock is not None else (None, None, None)
         update = Update(
             view=state_game(state).view(state, seat),  # type: ignore[arg-type]  # any game's view
             your_turn=deadline is not None,
             deadline=deadline or 0.0,
             index=state.events,
+            clock=left,
+            increment=increment,
+            turn_seconds=per_move,
         )
         data = encode(update, await self.format_for(state, player))
         await self.nc.publish(view_subject(player, table_id), data)

@@ -8,14 +8,16 @@ table waits for the clock too), or stop the pure engine with an exception. Here 
 
 - one structured log line, ``bot_fault`` (warning), with the player, the table, the log
   position (``index``) and the seat, the ``fault`` (``raised``, ``not_a_command``,
-  ``illegal``) and the exception's type and message or the answer (no traceback: a bot that
-  raises on every turn would fill the log with them);
+  ``illegal``; ``rejected`` when the services refused a command this check let through:
+  ``RemotePlayer`` then plays the default move too) and the exception's type and message or
+  the answer (no traceback: a bot that raises on every turn would fill the log with them);
 - the move falls to the default move, the very one the services play for a seat whose clock
   ran out (``protocol.skat.decide.default_action``, ``protocol.thirty_one.decide
   .default_action``), computed here from the seat's view (``default_move``), so it is made at
   once: a bot that raises on every turn slows nobody down, and is not withdrawn;
 - counted: ``Guarded.faults`` (the tournament's results.json and printed standings show each
-  entrant's ``faults``; ``skatbus.evaluate`` and ``skat match`` theirs).
+  entrant's ``faults``, kept in the tournament's log so that a resume loses none:
+  ``skatbus.tournament.FaultLedger``; ``skatbus.evaluate`` and ``skat match`` theirs).
 
 What is legal is ``view.legal``, read as the services read a command: the ``at`` a bot may set
 is ignored, and a Skat discard may name its two cards in either order. Skat's ``show`` and

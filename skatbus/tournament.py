@@ -45,6 +45,7 @@ from protocol.subjects import (
 )
 from protocol.tournament import (
     PLACE_POINTS,
+    FaultsCounted,
     Forfeit,
     PlaceStanding,
     Standing,
@@ -112,6 +113,9 @@ class TournamentLog:
         self.count = 0
         """Events in the tournament's log (the next one's position, in its message id)."""
         self.patience = patience
+        self._appending = asyncio.Lock()
+        """One append at a time: the runner's tasks share the log (``FaultLedger`` appends
+        beside the main task), and each append counts on the position the last one left."""
 
     async def ensure_stream(self) -> None:
         """Create the tournament stream if it is missing, with as many replicas as the event
@@ -161,6 +165,10 @@ class TournamentLog:
         A duplicate answer for another event means our position is stale (an earlier append
         landed although every answer to it was lost, and it raised): the position is read again
         from the log and the event appended after it, so it is never silently dropped."""
+        async with self._appending:
+            await self._append(tid, event)
+
+    async def _append(self, tid: str, event: TournamentEvent) -> None:
         data = _ENCODER.encode(event)
         for _ in range(3):
             headers = {
@@ -322,6 +330,72 @@ class TableProgress(Progress):
         return f"{(self.deals - self.deals_before) / elapsed if elapsed > 0 else 0.0:.1f} deals/s"
 
 
+class FaultLedger:
+    """Keeps the faults of the runner's bots (``RemotePlayer.faults``) in the tournament's log
+    (``FaultsCounted``: what was counted since the last one), so that a resumed tournament's
+    results count the faults of every run, not only the last one's: its results are rebuilt
+    from the log, and a fault counted in a runner's memory dies with it. Written every
+    ``EVERY`` seconds while the tables play, once more when the bots stop (also on Ctrl-C),
+    and before the results are written: a runner killed outright loses the faults of its last
+    seconds at most."""
+
+    EVERY = 5.0
+
+    def __init__(self, tlog: TournamentLog, state: TournamentState, players: Sequence[RemotePlayer]) -> None:
+        assert state.config is not None
+        self.tlog, self.state, self.tid = tlog, state, state.config.id
+        self.players = list(players)
+        self.recorded = {p.player: p.faults for p in self.players}
+        """What of each bot's count (this run's) the log holds already."""
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._recording = asyncio.Lock()
+
+    async def record(self) -> None:
+        """Append what was counted since the last time, if anything (one at a time: each
+        counts on what the last one recorded)."""
+        async with self._recording:
+            counts = {p.player: p.faults for p in self.players}
+            new = {player: n - self.recorded.get(player, 0) for player, n in counts.items()}
+            new = {player: n for player, n in new.items() if n > 0}
+            if not new:
+                return
+            event = FaultsCounted(faults=new)
+            await self.tlog.append(self.tid, event)
+            self.state.apply(event)
+            self.recorded.update({player: counts[player] for player in new})
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._every())
+
+    async def _every(self) -> None:
+        """Every ``EVERY`` seconds until ``stop``. Never cancelled: an append cut off after it
+        landed would be appended again by the next ``record``."""
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.EVERY)
+            if self._stop.is_set():
+                return
+            try:
+                await self.record()
+            except Exception as exc:  # the log briefly away: counted still, written next time
+                logs.get(command="tournament").warning("faults_not_recorded", error=repr(exc)[:200])
+
+    async def stop(self) -> None:
+        """Stop writing every few seconds (an append under way finishes), and write what is
+        left (best effort: the results write it again, ``record``, if this fails)."""
+        self._stop.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        with contextlib.suppress(Exception):
+            await self.record()
+
+    def faults(self) -> dict[str, int]:
+        """Per bot the runner plays, the turns it failed over every run (from the log)."""
+        return {p.player: self.state.faults.get(p.player, 0) for p in self.players}
+
+
 async def run_tournament(
     nc: Client,
     config: TournamentConfig | None = None,
@@ -369,6 +443,7 @@ async def run_tournament(
             with contextlib.suppress(Exception):
                 await nc.publish(msg.reply, b"{}")
 
+    ledger = FaultLedger(tlog, state, players)
     subs = [await nc.subscribe(runner_subject(config.id), cb=present)]
     remote = [e for e in config.entrants if e not in config.bots]
     listener = Listener(nc, remote, [t.table for t in state.tables])
@@ -387,6 +462,7 @@ async def run_tournament(
                 await desk.collect(_nonce_ticker(out) if remote else None)
         for p in players:
             await p.start()
+        ledger.start()
         await nc.flush()
         if config.many:
             await _play_series(nc, store, tlog, config, state, players, listener, out, on_table_open)
@@ -401,8 +477,18 @@ async def run_tournament(
         await listener.stop()
         for p in players:
             await p.stop()
+        await ledger.stop()  # after the bots: nothing is counted any more
     results = await _finish(
-        tlog, store, config, state, players, Path(out_dir), listener.heard, resumed=bool(resume), sign_key=sign_key
+        tlog,
+        store,
+        config,
+        state,
+        players,
+        Path(out_dir),
+        listener.heard,
+        resumed=bool(resume),
+        sign_key=sign_key,
+        ledger=ledger,
     )
     await announce_finished(nc, config.id, config.game, remote)  # the remote bots may stop now
     return results
@@ -639,10 +725,14 @@ async def _finish(
     heard: dict[str, Heard] | None = None,
     resumed: bool = False,
     sign_key: bytes | None = None,
+    ledger: FaultLedger | None = None,
 ) -> dict[str, Any]:
     """Record every table's result in the tournament's log and write the results (signed with
-    ``sign_key``, an NKey seed, when given)."""
+    ``sign_key``, an NKey seed, when given). The bots' faults are the log's (``ledger``: every
+    run's, a resumed tournament's too)."""
     tid = config.id
+    if ledger is not None:
+        await ledger.record()
     timed = {spec.table: await _table_log_timed(store, spec.table) for spec in state.tables}
     table_logs = {table: log for table, (log, _) in timed.items()}
     times = {table: stamps for table, (_, stamps) in timed.items()}
@@ -652,7 +742,7 @@ async def _finish(
         state.apply(TournamentFinished(tables=len(state.tables)))
     events = await tlog.read(tid)
     refused = {p.player: len(p.rejections) for p in players}
-    faults = {p.player: p.faults for p in players}
+    faults = ledger.faults() if ledger is not None else {p.player: p.faults for p in players}
     # Files are written off the event loop (an archive can be large); bots may still be running.
     results = await asyncio.to_thread(
         write_results,

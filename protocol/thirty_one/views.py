@@ -80,7 +80,18 @@ class ThirtyOneUpdate(msgspec.Struct, kw_only=True, omit_defaults=True, repr_omi
     view: ThirtyOneView
     your_turn: bool = False
     deadline: float = 0.0
+    """Unix time by which the action must arrive (0 when it is not your turn)."""
     index: int = 0
+    """Log position this view reflects: the events 0..index-1 have happened."""
+    clock: float | None = None
+    """At a table with a time control, the seconds left of the seat's budget (in a prompt, as
+    its turn began; ``deadline`` already counts it); None (left out) without one."""
+    increment: float | None = None
+    """At a table with a time control, the seconds added to the seat's budget after each of its
+    moves; None (left out) without one."""
+    turn_seconds: float | None = None
+    """At a table with a time control, the seat's per-move deadline in seconds, the budget
+    aside (0 for a seat played by the default move); None (left out) without one."""
 
 
 def redact(event: Event, seat: int, *, blind: bool = False) -> Event:
