@@ -1,14 +1,17 @@
 """A remote bot in raw JSON, written from docs/bots.md alone: nothing but nats-py and json.
 
 It asks for JSON updates, answers each prompt once (stamped with ``at``), reads the table's game
-and rules from its own view, and stops when the tournament that lists it is over (the runner's
-``"finished": true`` announcement on ``skat.public.tournament.<id>``).
+and rules from its own view, gives its nonce to a tournament that lists it, and stops when that
+tournament is over (the runner's ``"finished": true`` announcement on
+``skat.public.tournament.<id>``, or, if it missed that, the copy kept in stream ``SKATEND``,
+which it asks for after every reconnect and at the start for a tournament id given).
 
-    python examples/json_bot.py alice nats://127.0.0.1:4222
+    python examples/json_bot.py alice nats://127.0.0.1:4222 [TOURNAMENT]
 """
 
 import asyncio
 import json
+import secrets
 import sys
 
 import nats
@@ -25,9 +28,11 @@ def choose(view):
     return next((a for a in legal if a["type"] == "pass"), legal[0])
 
 
-async def main(player, url):
+async def main(player, url, tournament=None):
     answered = {}  # table -> the highest prompt index answered
     rules_seen = {}  # table -> (game, rules), as the views say
+    tournaments = {tournament} if tournament else set()  # the ones that listed us
+    nonces = {}  # tournament -> the nonce we give it
     over = asyncio.Event()
 
     async def hello():
@@ -55,21 +60,46 @@ async def main(player, url):
             await asyncio.sleep(0.1)
 
     async def on_announcement(msg):
-        body = json.loads(msg.data)
-        if body.get("finished") and player in body.get("entrants", []):
-            print(f"tournament {body['tournament']} is over", flush=True)
+        await announced(msg.subject, msg.data)
+
+    async def announced(subject, data):
+        body = json.loads(data)
+        tid = body.get("tournament")
+        if subject != f"skat.public.tournament.{tid}" or player not in body.get("entrants", []):
+            return  # believed only on its own tournament's subject; not ours
+        tournaments.add(tid)
+        if body.get("finished"):
+            print(f"tournament {tid} is over", flush=True)
             over.set()
+        elif body.get("open"):  # nonces are open: give ours (the first one counts, repeats are fine)
+            nonce = json.dumps({"type": "nonce", "nonce": nonces.setdefault(tid, secrets.token_hex(16))})
+            try:
+                await nc.request(f"skat.cmd.{player}.tournament.{tid}", nonce.encode(), timeout=2)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                pass  # the announcement comes again every second while nonces are open
+
+    async def missed_the_end():
+        """The last announcement of each of our tournaments, as the stream SKATEND keeps it."""
+        for tid in list(tournaments):
+            try:
+                kept = await nc.request(f"$JS.API.DIRECT.GET.SKATEND.skat.public.tournament.{tid}", b"", timeout=2)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                continue  # no tournament has ended on this server yet
+            if kept.data:  # empty with a 404 status: nothing kept for it
+                await announced(kept.headers["Nats-Subject"], kept.data)
 
     async def reconnected():
         await hello()
+        await missed_the_end()
 
     nc = await nats.connect(url, inbox_prefix=f"_INBOX.{player}", max_reconnect_attempts=-1, reconnected_cb=reconnected)
     await nc.subscribe(f"skat.view.{player}.*", cb=on_update)
     await nc.subscribe("skat.public.tournament.*", cb=on_announcement)
     await hello()
+    await missed_the_end()
     await over.wait()  # play until the tournament is over
     await nc.drain()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(*sys.argv[1:4]))

@@ -6,7 +6,9 @@
   (``partition_of``): each instance of a service owns some partitions and consumes only theirs,
   so a table has one active owner at a time (``services.ownership``). Logs written before
   partitions existed have no last token; readers accept both forms.
-- ``skat.cmd.<player>.<table>``  a player's commands (request/reply).
+- ``skat.cmd.<player>.<table>``  a player's commands (request/reply). The services listen on
+  ``skat.cmd.*.>`` (``services.runtime.Service.door``), not ``*.*``: a table id with a dot in it
+  makes more tokens, and that command must reach them too, to be refused as ``bad_subject``.
 - ``skat.view.<player>.<table>`` the player's private views and turn prompts.
 - ``skat.public.<table>``        the table's redacted public feed, for spectators.
 - ``skat.watch.<table>``         the same feed of a table whose feed is withheld from the players
@@ -14,6 +16,9 @@
 - ``skat.admin.*``               opening tables and other operator requests.
 - ``skat.health.<service>``      each running service instance answers (readiness checks).
 - ``skat.hello.<player>``        a player (re)connecting asks for its pending prompts again.
+- ``skat.public.tournament.<id>`` a tournament's announcements (the nonces, its end); the last
+  one of each tournament is kept in stream ``SKATEND``, which a player may read by one direct
+  get per tournament (``tournament_end_request``), so a bot that missed the end can ask.
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from typing import Final
 
 STREAM: Final = "SKAT"
 LOG_ALL: Final = "skat.log.>"
-COMMANDS_ALL: Final = "skat.cmd.*.*"
 ADMIN_OPEN: Final = "skat.admin.open"
 ADMIN_PAUSE: Final = "skat.admin.pause"
 """Pause or resume a table (``protocol.wire.PauseTable``), answered by the dealer."""
@@ -51,6 +55,25 @@ def check_token(kind: str, value: str) -> str:
     if not isinstance(value, str) or not _TOKEN.fullmatch(value):
         raise ValueError(f"{kind} id {value!r} must be 1-64 letters, digits, '_' or '-'")
     return value
+
+
+ENDS_STREAM: Final = "SKATEND"
+"""The stream that keeps each tournament's last announcement (``skatbus.tournament_end``)."""
+TOURNAMENT_ANNOUNCEMENTS: Final = "skat.public.tournament.*"
+TOURNAMENT_END_REQUESTS: Final = f"$JS.API.DIRECT.GET.{ENDS_STREAM}.{TOURNAMENT_ANNOUNCEMENTS}"
+"""What a player may ask JetStream (``services.auth``): the last message of one tournament's
+announcement subject in ``SKATEND``, nothing else of that stream or any other."""
+
+
+def tournament_subject(tid: str) -> str:
+    """A tournament's announcements: ``skat.public.tournament.<id>``."""
+    return f"skat.public.tournament.{check_token('tournament', tid)}"
+
+
+def tournament_end_request(tid: str) -> str:
+    """The direct get that answers with tournament ``tid``'s last announcement (empty body;
+    404 if there is none)."""
+    return f"$JS.API.DIRECT.GET.{ENDS_STREAM}.{tournament_subject(tid)}"
 
 
 def hello_subject(player: str) -> str:

@@ -2,9 +2,12 @@
 
 Every player gets its own NKey user that may only
 - publish its own commands (``skat.cmd.<player>.>``) and its hello (``skat.hello.<player>``),
+  and ask whether a tournament has ended (``protocol.subjects.TOURNAMENT_END_REQUESTS``: one
+  direct get of the last announcement on ``skat.public.tournament.<id>`` in stream ``SKATEND``,
+  which holds nothing but those public announcements),
 - subscribe to its own views (``skat.view.<player>.>``), its own reply inbox
   (``_INBOX.<player>.>``: connect with ``inbox_prefix="_INBOX.<player>"``) and the public feed.
-Nothing else: no log subjects (the stream holds every hand), no JetStream API, no other
+Nothing else: no log subjects (the stream holds every hand), no other JetStream API, no other
 player's subjects. The services (and operator tools) share one user with full access. Since the
 services take a command's seat from its subject, a player cannot act for another seat either.
 
@@ -21,8 +24,9 @@ never another player's nor the services'. The accounts share exactly each player
 stream exports and imports that keep each message's reply subject: ``P_<player>`` exports
 ``skat.cmd.<player>.>`` and ``skat.hello.<player>`` to ``SKAT`` only; ``SKAT`` exports to that
 account only ``skat.view.<player>.>`` and ``_INBOX.<player>.>`` (the services' replies), and
-``skat.public.>`` to every player account. Another player's subjects do not exist in a player's
-account at all; its user's permissions apply inside it as well.
+``skat.public.>`` to every player account, and that one direct get as a service. Another
+player's subjects do not exist in a player's account at all; its user's permissions apply
+inside it as well.
 
 ``DIR/skat-auth.json`` (no secrets) tells the tools where everything is: the listen address,
 whether TLS is on and the CA file, each user's seed file and each player's account
@@ -40,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol.subjects import check_token
+from protocol.subjects import TOURNAMENT_END_REQUESTS, check_token
 
 from .certs import check_given, ensure_ca, issue_server_cert, write_private
 from .connection import ConnectionSettings, read_credentials
@@ -71,7 +75,7 @@ class AuthError(ValueError):
 def player_permissions(player: str) -> dict[str, object]:
     check_token("player", player)
     return {
-        "publish": {"allow": [f"skat.cmd.{player}.>", f"skat.hello.{player}"]},
+        "publish": {"allow": [f"skat.cmd.{player}.>", f"skat.hello.{player}", TOURNAMENT_END_REQUESTS]},
         "subscribe": {"allow": [f"skat.view.{player}.>", f"_INBOX.{player}.>", PUBLIC_FEED]},
     }
 
@@ -165,6 +169,8 @@ def render_config(
     player_blocks: dict[str, dict[str, object]] = {}
     if names:  # an export naming no account would be public: with no players there is none
         exports.append({"stream": PUBLIC_FEED, "accounts": [accounts[n] for n in names]})
+        # Has a tournament ended? One direct get of its last announcement (public anyway).
+        exports.append({"service": TOURNAMENT_END_REQUESTS, "accounts": [accounts[n] for n in names]})
     for name in names:
         account = accounts[name]
         to_player = [f"skat.view.{name}.>", f"_INBOX.{name}.>"]
@@ -174,7 +180,10 @@ def render_config(
         player_blocks[account] = {
             "users": [{"nkey": players[name], "permissions": player_permissions(name)}],
             "exports": [{"stream": s, "accounts": [SERVICES_ACCOUNT]} for s in to_services],
-            "imports": [{"stream": {"account": SERVICES_ACCOUNT, "subject": s}} for s in [*to_player, PUBLIC_FEED]],
+            "imports": [
+                *({"stream": {"account": SERVICES_ACCOUNT, "subject": s}} for s in [*to_player, PUBLIC_FEED]),
+                {"service": {"account": SERVICES_ACCOUNT, "subject": TOURNAMENT_END_REQUESTS}},
+            ],
             "limits": {
                 "max_connections": max(1, limits.connections_per_player),
                 "max_subscriptions": limits.subscriptions,

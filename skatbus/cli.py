@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         "--tournament",
         default=None,
         metavar="ID",
-        help="stop when tournament ID is over (default: when the tournament that lists this player is over)",
+        help="stop when tournament ID is over, at once if it ended before (default: when the tournament that lists "
+        "this player is over)",
     )
     bot.add_argument(
         "--forever", action="store_true", help="keep serving tables after a tournament ends (until Ctrl-C)"

@@ -56,6 +56,7 @@ from .match import (
 )
 from .match_services import DEFAULT_MAX_TIMEOUTS, DEFAULT_TURN_SECONDS, ServicesMatchResult, ServicesReport
 from .sprt import MIN_PAIRS, SprtSpec
+from .standings_text import command_lines, fitted, spelled_out
 
 T = TypeVar("T")
 
@@ -252,17 +253,18 @@ def cmd_match(args: argparse.Namespace) -> int:
     text: TextIO = sys.stderr if args.json == "-" else sys.stdout
 
     def say(line: str) -> None:
-        print(line, file=text, flush=True)
+        for part in fitted(line):  # at most 80 columns, as the standings
+            print(part, file=text, flush=True)
 
     if args.remote:
         return asyncio.run(_remote_match(args, match, remote, jobs, every, say))
-    say(header_line(match))
+    say(spelled_out(header_line(match), match.unit, define=True))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         result = play_match(match, jobs, every, lambda r: say(progress_line(r)))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    say(verdict_line(result))
+    say(spelled_out(verdict_line(result), match.unit))
     say(cost_line(result))
     _write_json(result, args.json)
     return 130 if result.outcome is Outcome.INTERRUPTED else 0
@@ -383,7 +385,7 @@ async def _remote_match(
     def progress(result: MatchResult) -> None:
         say(_remote_progress(result, reports[0] if reports else None))
 
-    say(header_line(match, f"through the services, {match.candidate} remote"))
+    say(spelled_out(header_line(match, f"through the services, {match.candidate} remote"), match.unit, define=True))
     try:
         settings = options.settings
         if stack is not None:
@@ -399,10 +401,9 @@ async def _remote_match(
         game = "" if match.game == SKAT else f" --game {match.game}"
 
         def how_to_connect() -> None:
-            say(
-                f"Remote player {match.candidate}: connect to {url}, e.g. skat bot heuristic{game} "
-                f"--player {match.candidate} --nats {url}"
-            )
+            say(f"Remote player {match.candidate}: connect to {url}, e.g.")
+            for line in command_lines(f"skat bot heuristic{game} --player {match.candidate} --nats {url}", "  "):
+                say(line)
             say(
                 f"Tables {run}-<pair>-<b|c0|c1|...>; {match.candidate}'s moves: {options.turn_seconds:g} s each "
                 f"(a missed one is played by default and counts as its move), {options.max_timeouts} missed in a "
@@ -442,7 +443,7 @@ async def _remote_match(
     result, report = played.result, played.report
     if report.stopped:
         say(f"stopped: {report.stopped}")
-    say(verdict_line(result))
+    say(spelled_out(verdict_line(result), match.unit))
     say(cost_line(result))
     say(_remote_summary(report))
     _write_json(result, args.json, {"through": "services", "server": url, "services": report.to_json()})

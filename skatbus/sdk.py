@@ -27,9 +27,11 @@ quick (a few milliseconds) or set ``blocking = True`` on the bot to run in a thr
 When ``act`` raises, or returns something that is not one of ``view.legal``, the player logs
 one ``bot_fault`` line (player, table, index, error), counts it (``BotPlayer.faults``) and sends
 the seat's default move at once: the one the services apply at a time-out
-(``skatbus.bot_guard``, which ``RemotePlayer`` plays every bot through). ``run`` ends by itself when the tournament the bot plays in is over
-(``skatbus.tournament_end``), and while its server is away it retries with a growing pause and
-says so in a few log lines, not one per attempt.
+(``skatbus.bot_guard``, which ``RemotePlayer`` plays every bot through). ``run`` ends by itself
+when the tournament the bot plays in is over (``skatbus.tournament_end``: the runner's last
+announcement or, when the bot missed it, the copy kept in stream ``SKATEND``, which the bot asks
+for when it starts, after a reconnect and when idle), and while its server is away it retries
+with a growing pause and says so in a few log lines, not one per attempt.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import Any, Final, Protocol
 import msgspec
 import structlog
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 
 from protocol import registry
 from protocol.skat.knowledge import Knowledge
@@ -126,9 +129,16 @@ class BotPlayer(RemotePlayer):
     ``RemotePlayer`` (a turn its bot failed, played by the default move), and why it stopped
     (``ended``: "" when told to, else e.g. ``"tournament t-... is over"``)."""
 
-    def __init__(self, nc: Client, player: str, bot: AnyBot, **options: Any) -> None:
+    def __init__(self, nc: Client, player: str, bot: AnyBot, end: TournamentEnd | None = None, **options: Any) -> None:
         super().__init__(nc, player, bot, **options)
         self.ended = ""
+        self.end = end
+        """Told of every update: its table names the tournament to ask about, and it is not idle."""
+
+    async def _on_update(self, msg: Msg) -> None:
+        if self.end is not None:
+            self.end.heard(msg.subject)
+        await super()._on_update(msg)
 
 
 class ByGame:
@@ -282,11 +292,11 @@ async def _serve(
     ``forever`` and no ``tournament``), then drain it."""
     # The connection says hello after each reconnect (connect_player); the player need not.
     bot = _Threaded(bot) if getattr(bot, "blocking", False) else bot
-    remote = BotPlayer(nc, player, bot, hello_on_reconnect=False)  # guarded (skatbus.bot_guard)
-    nonces = NonceGiver(nc, player)  # a fair tournament that seats us gets a nonce of ours
     end = TournamentEnd(nc, player, tournament) if tournament is not None or not forever else None
+    remote = BotPlayer(nc, player, bot, end, hello_on_reconnect=False)  # guarded (skatbus.bot_guard)
+    nonces = NonceGiver(nc, player)  # a fair tournament that seats us gets a nonce of ours
     if end is not None:
-        await end.start()
+        await end.start()  # asks at once whether the tournament already ended
     await nonces.start()
     await remote.start()
     await nc.flush()
@@ -323,8 +333,8 @@ def run(
 ) -> str:
     """Play until Ctrl-C or SIGTERM, or until the tournament that seated this player is over
     (the blocking entry point for scripts); returns why it stopped ("" for a signal, else e.g.
-    ``"tournament t-... is over"``). ``tournament``: stop when that one is over; ``forever``:
-    never stop for a tournament's end. The settings are checked before anything starts, so a
+    ``"tournament t-... is over"``). ``tournament``: stop when that one is over (at once if it
+    ended before the bot started); ``forever``: never stop for a tournament's end. The settings are checked before anything starts, so a
     missing key file fails at once (``SettingsError``).
 
     With ``patience`` (seconds; ``math.inf`` for ever) a server that cannot be reached, or

@@ -206,3 +206,98 @@ def format_place_standings(results: dict[str, Any]) -> str:
     lines.extend(wrapped("(" + "; ".join(legend) + ".)", indent=" "))
     lines.extend(_warnings(results))
     return "\n".join(lines)
+
+
+# --- the other lines of a run's end: the match's verdict, the tournament's files -----------------
+
+SPELLED = {"SF/deal": "Seeger-Fabian points per deal"}
+"""The abbreviated units a match reports in, in words (as the standings' legend spells them)."""
+
+
+def spelled_out(line: str, unit: str, define: bool = False) -> str:
+    """``line`` with ``unit`` in words; ``define``: once, followed by the abbreviation, which the
+    lines after it (a match's progress) keep using."""
+    words = SPELLED.get(unit)
+    if words is None:
+        return line
+    return line.replace(unit, f"{words} ({unit})", 1) if define else line.replace(unit, words)
+
+
+def fitted(line: str, width: int = WIDTH) -> list[str]:
+    """A line of prose as lines of at most ``width`` (continuations indented by two); one that
+    fits is kept as it is, its own spacing included."""
+    return [line] if len(line) <= width else wrapped(line, width)
+
+
+def command_lines(command: str, indent: str, first: str = "", width: int = WIDTH) -> list[str]:
+    """A shell command after ``first`` (a label, or ``indent``), in lines of at most ``width``:
+    broken between words with `` \\`` and continued two further in, so that every line still
+    pastes into a shell. A word longer than a line is left whole."""
+    lines, line, at_start = [], first or indent, True
+    for word in command.split():
+        if not at_start and len(line) + 1 + len(word) + 2 > width:
+            lines.append(line + " \\")
+            line, at_start = indent + "  ", True
+        line += word if at_start else " " + word
+        at_start = False
+    return [*lines, line]
+
+
+def _labelled(label: str, value: str, pad: int) -> list[str]:
+    """``Label:  value``, the value after ``pad`` columns, wrapped under itself."""
+    return wrapped(value, indent=" " * pad, first=f"{label:<{pad}}")
+
+
+def format_run_files(results: dict[str, Any], out_dir: str, next_steps: bool) -> str:
+    """Where a tournament's results went (and, with ``next_steps``, what to do with them), every
+    line at most ``WIDTH``: paths and keys on lines of their own, commands broken as a shell
+    reads them."""
+    from pathlib import Path
+
+    files = results["files"]
+    run_dir = str(Path(files["results"]).parent)
+    lines = [
+        *_labelled("Results:", files["results"], 9),
+        " " * 9 + files["standings_csv"],
+        *_labelled("Events:", f"{files['archive']} (every table's log, one event per line)", 9),
+    ]
+    if "ratings" in files:
+        lines += _labelled("Ratings:", f"{files['ratings']} (across every tournament here)", 9)
+        lines += command_lines(f"skat ratings --runs {out_dir}", " " * 9, first=" " * 9 + "see them: ")
+    if "fairness" in results:
+        fair = results["fairness"]
+        nonces = len(fair["nonces"])
+        committed = f"(revealed now; committed as {fair['commitment'][:16]}..., {nonces} nonce{'s' * (nonces != 1)})"
+        lines += _labelled("Seed:", f"{fair['seed']} {committed}", 9)
+    if "signed_by" in results:
+        lines += _labelled("Signed:", f"by {results['signed_by']}", 9)
+        lines += command_lines(f"skat verify {run_dir}", " " * 9, first=" " * 9 + "check it all: ")
+    if next_steps:
+        skat = ".venv/bin/skat"
+        game = str(results.get("game") or SKAT)
+        steps: list[tuple[str, str, str]] = [
+            (
+                "replay a table",
+                f"{skat} replay {files['archive']} --table 1",
+                "(or --summary, --verify, --html deal.html)",
+            ),
+            ("a report page", f"{skat} report {run_dir}", ""),
+        ]
+        if game == SKAT:
+            steps.append(
+                ("plug in your bot", f"{skat} check-bot ID", "docs/bots.md, docs/protocol.md, examples/node-bot")
+            )
+            steps.append(("a bigger one", f"{skat} tournament --groups 10 --rounds 12", ""))
+        else:
+            steps.append(("a bigger one", f"{skat} tournament --game {game} --groups 10 --players 4", ""))
+        lines.append("")
+        for i, (what, command, note) in enumerate(steps):
+            label = f"{'Next:' if i == 0 else '':<6}{what:<18}"
+            if len(label) + len(command) <= WIDTH:
+                lines.append(label + command)
+            else:
+                lines.append(label.rstrip())
+                lines += command_lines(command, " " * 8)
+            if note:
+                lines += wrapped(note, indent=" " * 8, first=" " * 8)
+    return "\n".join(lines)

@@ -1043,6 +1043,7 @@ async def _tournament(
     """Start the local stack (if any; ``_run`` stops it), connect, and run the tournament."""
     from .series_text import format_series
     from .signing import public_key_of
+    from .standings_text import format_run_files
     from .think_times import format_think_times
     from .tournament import TournamentLog, format_standings, run_tournament
 
@@ -1086,38 +1087,8 @@ async def _tournament(
     if "series" in results:
         print()
         print(format_series(results))
-    files = results["files"]
-    print(
-        f"\nResults: {files['results']}\n         {files['standings_csv']}\nEvents:  {files['archive']} (every table's log, one event per line)"
-    )
-    if "ratings" in files:
-        print(f"Ratings: {files['ratings']} (across every tournament here: skat ratings --runs {args.out})")
-    if "fairness" in results:
-        fair = results["fairness"]
-        print(
-            f"Seed:    {fair['seed']} (revealed now; committed as {fair['commitment'][:16]}..., "
-            f"{len(fair['nonces'])} nonce{'s' * (len(fair['nonces']) != 1)})"
-        )
-    if "signed_by" in results:
-        print(f"Signed:  by {results['signed_by']}; check it all with: skat verify {Path(files['results']).parent}")
-    played = str(results.get("game") or SKAT)
-    if intro and played != SKAT:
-        first = results["tables"][0]["table"] if results["tables"] else "TABLE"
-        print(
-            f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first} --summary"
-            f"\n      a report page       .venv/bin/skat report {Path(files['results']).parent}"
-            f"\n      a bigger one        .venv/bin/skat tournament --game {played} --groups 10 --players 4"
-        )
-    elif intro:
-        first = results["tables"][0]["table"] if results["tables"] else "TABLE"
-        print(
-            f"\nNext: replay a table     .venv/bin/skat replay {files['archive']} --table {first}"
-            f"\n      (or --summary, --verify, --html deal.html)"
-            f"\n      a report page       .venv/bin/skat report {Path(files['results']).parent}"
-            "\n      plug in your bot    docs/bots.md, docs/protocol.md; .venv/bin/skat check-bot ID;"
-            " examples/node-bot"
-            "\n      a bigger one        .venv/bin/skat tournament --groups 10 --rounds 12"
-        )
+    print()
+    print(format_run_files(results, args.out, next_steps=intro))
     return 0
 
 

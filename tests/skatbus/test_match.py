@@ -263,7 +263,10 @@ def test_heuristic_beats_stepping_random_at_skat_early(capsys: pytest.CaptureFix
     code, out, err = _run(["heuristic", "stepping-random", "--json", str(tmp_path / "m.json")], capsys)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[-2].startswith("H1 accepted: heuristic is better than stepping-random by >= 5 SF/deal (LLR ")
+    assert all(len(line) <= 80 for line in lines), lines
+    joined = " ".join(line.strip() for line in lines)  # wrapped lines read as one
+    assert "H1 mean 5 Seeger-Fabian points per deal (SF/deal);" in joined
+    assert "H1 accepted: heuristic is better than stepping-random by >= 5 Seeger-Fabian points per deal (LLR " in joined
     assert any(line.startswith("pairs 20, deals 60: +") and "(-2.94, 2.94)" in line for line in lines)
     result = json.loads((tmp_path / "m.json").read_text())
     assert result["outcome"] == "H1" and result["llr"] >= result["bounds"][1]
@@ -275,8 +278,9 @@ def test_heuristic_beats_stepping_random_at_skat_early(capsys: pytest.CaptureFix
 def test_a_bot_against_itself_accepts_h0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["heuristic", "heuristic"], capsys)
     assert code == 0
-    assert "H0 accepted: heuristic is not better than heuristic by 5 SF/deal (LLR " in out
-    assert "[variance floor]" in out  # identical seeds: every difference is 0
+    joined = " ".join(line.strip() for line in out.splitlines())
+    assert "H0 accepted: heuristic is not better than heuristic by 5 Seeger-Fabian points per deal (LLR " in joined
+    assert "[variance floor]" in joined  # identical seeds: every difference is 0
     code, out, _ = _run(["heuristic", "heuristic", "--reseed-candidate", "--min-pairs", "30"], capsys)
     assert code == 0 and "H0 accepted" in out and "after 30 pairs = 90 deals" in out
 
@@ -333,9 +337,9 @@ def test_sigterm_stops_a_match_with_its_partial_result(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stdout is not None
-        proc.stdout.readline()  # the header
-        assert proc.stdout.readline().startswith("pairs 1, ")  # playing: now stop it
-        proc.send_signal(signal.SIGTERM)
+        while not (line := proc.stdout.readline()).startswith("pairs 1, "):  # the header (wrapped), then playing
+            assert line, "the match ended before its first pair"
+        proc.send_signal(signal.SIGTERM)  # now stop it
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err == ""
