@@ -386,9 +386,10 @@ class Feeds:
     # --- the lobby --------------------------------------------------------------------------
 
     async def lobby(self) -> dict[str, Any]:
-        """The open tables (with their game and players) and the tournaments in the store. An
-        open table whose feed is withheld is listed with the reason (``withheld``) instead of
-        being offered to watch: it is running, so its group has not ended."""
+        """The open tables (with their game, players and deals scored so far, of how many at
+        Skat) and the tournaments in the store. An open table whose feed is withheld is listed
+        with the reason (``withheld``) instead of being offered to watch (and without its
+        count): it is running, so its group has not ended."""
         states = {tid: await self.tournament(tid) for tid in await self.tournament_ids()}
         specs = {
             spec.table: (tid, spec, state.config)
@@ -397,19 +398,27 @@ class Feeds:
             for spec in state.tables
         }
         tables = []
-        for table in (await self.store.open_tables())[:500]:
+        open_now = (await self.store.open_tables())[:500]
+        scored = await self._deals_scored() if states or open_now else {}
+        for table in open_now:
             first = _opening(await self.store.read(table, limit=1))
             players = list(first.players) if first is not None else []
             game = first.game if isinstance(first, TableOpenedV2) else "skat"
-            entry = {"table": table, "game": game, "title": game_title(game), "players": players}
+            entry: dict[str, Any] = {"table": table, "game": game, "title": game_title(game), "players": players}
+            entry["deals"] = scored.get(table, 0)  # how far it is: the deals scored (of how many, at Skat)
+            rules = getattr(first, "rules", None)
+            if game == "skat" and rules is not None and hasattr(rules, "deals"):
+                entry["of"] = rules.deals
             tid, spec, config = specs.get(table, ("", None, None))
             if spec is not None and config is not None and table_feed(config) == "withheld":
                 entry["withheld"] = withheld_reason(tid, spec)
             elif first is not None and first.feed == "withheld":
                 entry["withheld"] = withheld_reason(tid, spec) if spec is not None else WITHHELD_UNKNOWN
+            if "withheld" in entry:
+                entry.pop("deals")
+                entry.pop("of", None)
             tables.append(entry)
         tournaments = []
-        scored = await self._deals_scored() if states else {}
         for tid, state in states.items():
             if state.config is None:
                 continue

@@ -12,12 +12,15 @@ Skat player who reads no help would, and the page is checked against the log at 
   (trumps first: the jacks, then the trump suit A 10 K Q 9 8 7; null A K Q J 10 9 8 7; grand's
   order before a game is declared);
 - the end of each deal shows its card points and its value explained, as the log scored it;
+- every seat shows its position in the deal (forehand, middlehand, rearhand) as the log has
+  it, and the person's seat is marked as the one to move at each prompt;
 - the person's own seat reads naturally ("You bid 18", never "you bids", never "you are you");
 - the game is saved as a run afterwards (results.json and an archive that verifies);
 - the lobby's tournament line counts a running tournament's deals live and keeps finished
   runs apart.
 
-The screenshots for the issue's note are taken by a separate script, not here.
+The screenshots for the issue's note are taken by a separate script (docs/screenshots/take.py),
+not here.
 """
 
 from __future__ import annotations
@@ -71,6 +74,9 @@ PAGE = """(() => {
     title: document.getElementById('title').textContent,
     bidding: [...document.querySelectorAll('#bidding li')].map(li => li.textContent),
     tricks: [...document.querySelectorAll('#tricks li')].map(li => li.textContent),
+    positions: Object.fromEntries([...document.querySelectorAll('#seats .seat')].map(s =>
+      [s.dataset.seat, (s.querySelector('.position') || {textContent: ''}).textContent])),
+    toMove: [...document.querySelectorAll('#seats .seat.to-move')].map(s => Number(s.dataset.seat)),
     result: (() => { const r = document.getElementById('resultbox');
       return r.classList.contains('hidden') ? null : {deal: Number(r.dataset.deal), text: r.innerText}; })(),
   };
@@ -148,6 +154,9 @@ def _key(data: dict[str, Any]) -> str:
 
 def check_prompt(page: dict[str, Any], state: TableState, me: int) -> str:
     """The prompt's controls against the log's legal actions at that position; its kind."""
+    positions = {str(seat): name for seat, name in zip(state.seats, ("forehand", "middlehand", "rearhand"))}
+    assert page["positions"] == positions, (page["positions"], positions)
+    assert page["toMove"] == [me], "the person's own seat is marked as the one to move"
     legal = [_command(a) for a in state.legal_actions(me)]
     types = {a["type"] for a in legal}
     deal = state.deal

@@ -78,6 +78,8 @@ function lobby() {
       Object.assign({ "data-table": t.table, "data-game": t.game || "skat" }, t.withheld ? { "data-withheld": "1" } : {}),
       t.withheld ? el("span", { class: "withheld" }, t.table) : el("a", { href: "/table/" + encodeURIComponent(t.table) }, t.table),
       " \u2014 ", el("span", { class: "game" }, t.title || "Skat"), ": " + t.players.join(", "),
+      ...(t.deals != null && !t.withheld ? [" \u2014 ", el("span", { class: "progress" }, (t.of ? t.deals + "/" + t.of : String(t.deals)) +
+        " deal" + ((t.of || t.deals) === 1 ? "" : "s") + " played")] : []),
       ...(t.withheld ? [" ", el("span", { class: "hint reason" }, "(" + t.withheld + ")")] : [])))
       : [el("li", { class: "hint" }, "no open tables")]));
     // The runs still playing first, with their progress as it happens (deals scored, tables
@@ -90,7 +92,8 @@ function lobby() {
     document.getElementById("earlierbox").classList.toggle("hidden", !earlier.length);
     fill("earlier", ...earlier.map(t => tournamentLine(t)));
     document.getElementById("seatsbox").classList.toggle("hidden", !m.seats.length);
-    fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p))));
+    fill("seats", ...m.seats.map(p => el("li", {}, el("a", { href: "/play/" + encodeURIComponent(p) }, "play as " + p),
+      ...m.tables.filter(t => t.players.includes(p)).slice(0, 1).map(t => " (at " + t.table + ")"))));
   });
 }
 
@@ -307,7 +310,7 @@ function showCrosstable(m) {
 
 const T = {
   spec: null, seat: null, answered: -1, picked: [], pending: false, firstSeen: new Map(),
-  form: null, dealEvents: new Map(),
+  form: null, dealEvents: new Map(), skats: new Map(),
 };
 
 function table() {
@@ -366,6 +369,9 @@ function cardKey(code, game) {
   const others = SUIT_ORDER.replace(game && SUIT_ORDER.includes(game) ? game : "", "");
   return 20 + others.indexOf(code[0]) * 10 + TRUMP_RANKS.indexOf(code[1]);
 }
+const POSITIONS = ["forehand", "middlehand", "rearhand"];
+const PHASE_TEXT = { skat: "pick up the skat or play hand", discard: "putting two cards away", declare: "declaring the game",
+  doubling: "Kontra and Re", ended: "deal over", between_deals: "between deals" };
 function sortCards(cards, game) { return cards.slice().sort((a, b) => cardKey(a, game) - cardKey(b, game)); }
 function sortGame(v) {
   // The game the hand is sorted for: the declared one; while the declarer chooses, the one
@@ -417,7 +423,7 @@ function render() {
     (T.player ? (T.player.toLowerCase() === "you" ? " \u2014 your seat" : " \u2014 playing as " + T.player) : "");
   const closed = v.phase === "closed" || (spec && spec.closed);
   fill("where", "deal " + v.deal + (spec && spec.deals ? " of " + spec.deals : "") + " \u2014 " +
-       (closed ? "table closed" : v.phase.replace("_", " ")));
+       (closed ? "table closed" : PHASE_TEXT[v.phase] || v.phase.replace("_", " ")));
   const events = dealEvents(v);
   if (v.deal) T.dealEvents.set(v.deal, events);
   const dealt = events.find(e => name(e) === "deal_dealt");
@@ -428,6 +434,10 @@ function render() {
   const over = ["between_deals", "closed"].includes(v.phase);
   const game = sortGame(v);
   document.body.dataset.sortedFor = game;
+  // Putting two cards away: every card may go, so none is marked until it is picked.
+  const discarding = !!prompt() && (prompt().view.legal || []).some(a => a.type === "discard");
+  // The seat to move: the person's own while its prompt is up (the table's view may lag behind it).
+  const toMove = prompt() ? me : v.to_move;
   fill("seats", ...v.players.map((p, seat) => {
     let cards;
     let note = "";
@@ -444,48 +454,72 @@ function render() {
       if (over && n > 0) note = n + " card" + (n === 1 ? "" : "s") + " not played";
     }
     const tags = [];
+    // Forehand leads the first trick and is bid to first: a club player wants to see it.
+    const position = dealt ? dealt.seats.indexOf(seat) : -1;
+    if (position >= 0) tags.push(el("span", { class: "tag position" }, POSITIONS[position]));
     if (dealt && dealt.dealer === seat) tags.push(el("span", { class: "tag" }, "dealer"));
     if (!inDeal.includes(seat)) tags.push(el("span", { class: "tag" }, "sits out"));
     if (v.declarer === seat) tags.push(el("span", { class: "decl" }, "declarer"));
     if (note) tags.push(el("span", { class: "hint unplayed" }, note));
-    return el("div", { class: "seat" + (v.to_move === seat && !over ? " to-move" : "") + (seat === me ? " me" : ""), "data-seat": seat },
-      el("div", { class: "who" }, seatName(v, seat), ...tags), el("div", { class: "cards", "data-hand": seat }, ...cards));
+    return el("div", { class: "seat" + ((prompt() ? seat === me : toMove === seat && !over) ? " to-move" : "") + (seat === me ? " me" : ""), "data-seat": seat },
+      el("div", { class: "who" }, seatName(v, seat), ...tags),
+      el("div", { class: "cards" + (seat === me && discarding ? " discarding" : ""), "data-hand": seat }, ...cards));
   }));
   // The skat: the declarer's own after the pickup; face down otherwise while the deal is on.
   const ownSkat = T.seat && T.seat.update.view.deal === v.deal ? (T.seat.update.view.skat || []) : [];
   const discarded = T.seat && T.seat.update.view.deal === v.deal ? (T.seat.update.view.discarded || []) : [];
+  if (ownSkat.length) T.skats.set(v.deal, { skat: ownSkat, discarded });
   fill("skatlabel", discarded.length ? "you put away" : (ownSkat.length ? "the skat you took" : "skat"));
   fill("skat", ...(discarded.length ? discarded.map(c => cardEl(c)) : ownSkat.length ? ownSkat.map(c => cardEl(c))
        : (dealt && !events.some(e => name(e) === "skat_taken") && !over ? [backEl(), backEl()] : [])));
-  // The trick on the table, with who played each card; once the deal is over, its last trick.
-  let current = [];
-  let last = null;
-  for (const e of events) {
-    if (name(e) === "trick_taken") { current = []; last = e; }
-    else if (name(e) === "deal_dealt") current = [];
-    else if (name(e) === "card_played") current.push(e);
-  }
+  // The trick on the table, with who played each card; between tricks (a new one to be led)
+  // and once the deal is over, the last trick, with who played what and who took it.
+  const { current, taken } = tricksOf(events);
+  const last = taken.length ? taken[taken.length - 1] : null;
   if (current.length) {
     fill("trick", ...current.map(e => el("div", { class: "slot" }, cardEl(e.card), el("div", {}, seatName(v, e.seat)))));
-  } else if (over && last) {
-    fill("trick", el("div", { class: "lasttrick" }, el("div", { class: "hint" }, "last trick, taken by " + who(v, last.seat, false)),
-      el("div", { class: "cards" }, ...last.cards.map(c => cardEl(c)))));
+  } else if (last) {
+    fill("trick", el("div", { class: "lasttrick" }, el("div", { class: "hint" }, "last trick (" + last.taken.trick + "), taken by " +
+      who(v, last.taken.seat, false) + " (" + last.taken.points + " points)" + (over ? "" : "; " + who(v, v.to_move, false) + " to lead")),
+      el("div", { class: "cards" }, ...last.plays.map(e => el("div", { class: "slot" }, cardEl(e.card), el("div", {}, seatName(v, e.seat)))))));
   } else {
-    fill("trick", el("div", { class: "empty" }, v.phase === "playing" ? "no card yet" : "no trick on the table"));
+    fill("trick", el("div", { class: "empty" }, v.phase === "playing" ? who(v, v.to_move) + " " + says(v.to_move, "leads", "lead") +
+      " the first trick" : "no trick on the table"));
   }
   fill("declaration", v.game ? gameText(v.game) + ", declared by " + who(v, v.declarer, false) + " (bid " + v.bid + ")" +
-       (v.kontra ? ", Kontra" : "") + (v.re ? ", Re" : "") : (v.declarer != null ? who(v, v.declarer) + " won the bidding at " + v.bid : "not declared yet"));
-  fill("bidding", ...events.map(e => biddingLine(e, v)).filter(x => x).map(t => el("li", {}, t)));
+       (v.kontra ? ", Kontra" : "") + (v.re ? ", Re" : "") : (v.declarer != null ? who(v, v.declarer) + " won the bidding at " + v.bid
+       : events.some(e => name(e) === "all_passed") ? "nobody plays: everybody passed" : "not declared yet"));
+  // A long bidding (18, 20, 22, ... 48 held each time) in columns: the page stays one screen high.
+  const bidding = events.map(e => biddingLine(e, v)).filter(x => x);
+  const list = fill("bidding", ...bidding.map(t => el("li", {}, t)));
+  list.classList.toggle("long", bidding.length > 10);
+  list.classList.toggle("longer", bidding.length > 24);
   const now = Date.now();
-  fill("tricks", ...events.filter(e => name(e) === "trick_taken").map(e => {
+  fill("tricks", ...taken.map(({ taken: e, plays }) => {
     const key = v.deal + ":" + e.trick;
     if (!T.firstSeen.has(key)) T.firstSeen.set(key, now);
+    // Who led and who took it; each card's player in its title (the cards are in play order).
+    const lead = plays.length ? who(v, plays[0].seat) + " led, " : "";
     return el("li", { "data-deal": v.deal, "data-trick": e.trick, "data-shown-at": T.firstSeen.get(key) },
-      ...e.cards.map(c => cardEl(c)), " " + who(v, e.seat) + " " + says(e.seat, "takes", "take") + " " + e.points);
+      ...e.cards.map((c, i) => { const card = cardEl(c); if (plays[i]) card.title = who(v, plays[i].seat) + ": " + cardName(c); return card; }),
+      " " + lead + who(v, e.seat, !lead) + " " + says(e.seat, "takes", "take") + " " + e.points);
   }));
   renderSheet(spec, v);
   renderResult(spec, v, closed);
   renderActions(v);
+}
+
+function tricksOf(events) {
+  // The deal's tricks: each taken one with the plays that made it (seat and card, in play
+  // order), and the cards of the trick under way.
+  let current = [];
+  const taken = [];
+  for (const e of events) {
+    if (name(e) === "trick_taken") { taken.push({ taken: e, plays: current }); current = []; }
+    else if (name(e) === "deal_dealt") current = [];
+    else if (name(e) === "card_played") current.push(e);
+  }
+  return { current, taken };
 }
 
 const ENDED = {
@@ -518,7 +552,7 @@ function biddingLine(e, v) {
     case "cards_shown": return p + " " + s("shows", "show") + " " + (isMe(e.seat) ? "your" : "the") + " cards";
     case "resigned": return p + " " + s("gives", "give") + " up";
     case "timed_out": return p + " ran out of time";
-    case "deal_ended": return "The deal ends: " + (ENDED[e.reason] || e.reason.replaceAll("_", " "));
+    case "deal_ended": return e.reason === "passed_in" ? null : "The deal ends: " + (ENDED[e.reason] || e.reason.replaceAll("_", " "));
   }
   return null;
 }
@@ -531,14 +565,16 @@ function renderSheet(spec, v) {
     const what = res.kind === "game" ? who(v, res.declarer) + ": " + gameText(res.game) + (res.won ? ", won " : ", lost ") + signedText(res.game_score)
       : res.kind === "ramsch" ? "Ramsch" : "passed in";
     return el("tr", { "data-deal": r.deal }, el("td", {}, String(r.deal)), el("td", {}, what),
-      ...r.totals.map(t => el("td", { class: "num" }, String(t))));
+      ...r.totals.map(t => el("td", { class: "num" }, minusText(t))));
   });
-  const sf = el("tr", {}, el("td", {}, ""), el("td", {}, "Seeger-Fabian"), ...(v.seeger_fabian || []).map(t => el("td", { class: "num" }, String(t))));
+  const sf = el("tr", { class: "sf" }, el("td", {}, ""), el("td", {}, "Seeger-Fabian points"),
+    ...(v.seeger_fabian || []).map(t => el("td", { class: "num" }, minusText(t))));
   fill("sheet", head, ...body, ...(rows.length ? [sf] : []));
 }
 
 // --- the end of a deal: its card points and its value, explained ------------------------------
 
+const minusText = x => (x < 0 ? "\u2212" : "") + Math.abs(x);
 const signedText = x => (x > 0 ? "+" : x < 0 ? "\u2212" : "") + Math.abs(x);
 
 function seatsText(v, seats) {
@@ -626,15 +662,18 @@ function resultLines(row, v) {
       : r.ended === "defenders_took_trick" ? "schwarz was announced and the defenders took a trick"
       : g.schwarz && r.declarer_tricks < 10 ? "schwarz was announced and the defenders took a trick"
       : g.schneider && r.declarer_points >= 61 ? "schneider was announced, but " + r.declarer_points + " card points are fewer than 90"
-      : r.declarer_points + " card points are fewer than 61";
+      : r.declarer_points + " card points are fewer than 61" + (r.schneider ? ", and 30 or fewer: schneider" : "");
     why = "Lost: " + reason + (factor > 1 ? "; a lost game counts " + (factor === 2 ? "twice" : factor + " times") + " its value" : "") +
       ": " + signedText(r.game_score) + ".";
   }
   lines.push(why);
   const doubled = [r.kontra ? "Kontra" : "", r.re ? "Re" : "", r.bock ? "Bock" : ""].filter(x => x);
   lines.push("Score: " + who(v, d) + " " + signedText(score) + (doubled.length ? " (" + signedText(r.game_score) + " \u00d7 " +
-    (2 ** doubled.length) + " for " + doubled.join(", ") + ")" : "") + "; Seeger-Fabian " +
-    v.players.map((p, s) => (isMe(s) ? "you" : p) + " " + signedText(r.seeger_fabian[s])).join(", ") + ".");
+    (2 ** doubled.length) + " for " + doubled.join(", ") + ")" : "") + "." + (r.seeger_fabian && r.seeger_fabian.length
+      ? " Seeger-Fabian points: " + v.players.map((_, s) => s).filter(s => r.seeger_fabian[s] != null)
+        .map(s => who(v, s) + " " + signedText(r.seeger_fabian[s])).join(", ") + " (" + (r.won ? "+50 for a won game"
+        : "\u221250 for a lost game, +" + (defenders.length > 2 || v.players.length === 4 ? 30 : 40) + " to each defender") + ")."
+      : ""));
   return lines;
 }
 
@@ -647,18 +686,47 @@ function renderResult(spec, v, closed) {
   box.classList.toggle("hidden", !row);
   if (!row) return;
   const r = fullResult(row.result);
-  const head = r.kind === "game" ? who(v, r.declarer) + " played " + gameText(r.game) + ": " + (r.won ? "won" : "lost")
-    : r.kind === "ramsch" ? "Ramsch" : "passed in";
+  const head = r.kind === "game" ? who(v, r.declarer) + " played " + gameText(r.game) + " and " + (r.won ? "won" : "lost") +
+      " (" + signedText(r.game_score) + ")"
+    : r.kind === "ramsch" ? "Ramsch" : "everybody passed";
   // Just over: between deals, at the closed table, and through the next deal's bidding (the
   // dealer deals the next one at once), until its first card is played.
   const started = dealEvents(v).some(e => name(e) === "card_played");
   const fresh = row.deal === v.deal ? v.phase === "between_deals" || closed : row.deal === v.deal - 1 && !started;
   box.dataset.deal = row.deal;
   box.classList.toggle("fresh", fresh);
-  fill("resulttitle", "Deal " + row.deal + (fresh ? " is over: " : ": ") + head);
-  fill("result", ...resultLines(row, v).map(t => el("p", {}, t)),
+  fill("resulttitle", "Deal " + row.deal + (fresh ? " is over \u2014 " : " \u2014 ") + head);
+  fill("result", ...resultLines(row, v).map(t => el("p", {}, t)), ...dealCards(row, v),
+    ...(closed ? [el("p", { class: "final" }, finalText(v, rows))] : []),
     ...(closed && spec && spec.view ? [el("p", {}, el("a", { href: "/replay/" + encodeURIComponent(v.table), class: "replay" },
       "replay the table (every card open)"))] : []));
+}
+
+function dealCards(row, v) {
+  // The deal's last trick (who played what), and the skat where this page was shown it: the
+  // person's own, as declarer (the services show the skat to nobody else).
+  const out = [];
+  const { taken } = tricksOf(T.dealEvents.get(row.deal) || []);
+  const last = taken[taken.length - 1];
+  if (last) {
+    out.push(el("p", { class: "dealcards" }, "Last trick (" + last.taken.trick + "): ", ...last.plays.map((e, i) =>
+      el("span", { class: "played" }, who(v, e.seat, i === 0) + " ", cardEl(e.card)))," \u2014 taken by " + who(v, last.taken.seat, false) + "."));
+  }
+  const own = T.skats.get(row.deal);
+  if (own && own.skat.length) {
+    out.push(el("p", { class: "dealcards" }, "The skat was ", ...own.skat.map(c => cardEl(c)),
+      ...(own.discarded.length ? ["; you put away ", ...own.discarded.map(c => cardEl(c))] : []), "."));
+  }
+  return out;
+}
+
+function finalText(v, rows) {
+  // The table's end: every seat's Seeger-Fabian total, best first (the game points after them).
+  const last = rows[rows.length - 1];
+  const order = v.players.map((_, s) => s).sort((a, b) => (v.seeger_fabian[b] || 0) - (v.seeger_fabian[a] || 0));
+  return "The table is closed after " + rows.length + " deal" + (rows.length === 1 ? "" : "s") + ". Final Seeger-Fabian totals: " +
+    order.map((s, i) => (i + 1) + ". " + seatName(v, s) + " " + signedText(v.seeger_fabian[s] || 0) +
+      (last ? " (game points " + signedText(last.totals[s]) + ")" : "")).join(", ") + ".";
 }
 
 // --- the seat's move -------------------------------------------------------------------------
@@ -684,7 +752,10 @@ function formFor(u) {
     const hand = myHand(null);
     const count = s => hand.filter(c => c[0] === s && c[1] !== "J").length + hand.filter(c => c[1] === "J").length / 10;
     const games = [...new Set((u.view.legal || []).filter(a => a.type === "declare").map(a => a.game))];
-    const suits = games.filter(g => SUIT_ORDER.includes(g)).sort((a, b) => count(b) - count(a));
+    // The longest suit, preferring one whose least value reaches the bid (not an overbid).
+    const before = (u.view.legal || []).some(a => a.type === "pickup");
+    const reaches = g => worth({ game: g, hand: before }, u.view).value >= (u.view.bid || 0) ? 1 : 0;
+    const suits = games.filter(g => SUIT_ORDER.includes(g)).sort((a, b) => reaches(b) - reaches(a) || count(b) - count(a));
     T.form = { prompt: u.index, hand: false, game: suits[0] || games[0] || "G", announce: "none" };
   }
   return T.form;
@@ -698,6 +769,33 @@ const ANNOUNCE = {
   ouvert: g => g === "N" ? "ouvert (your cards open)" : "ouvert (cards open; schneider and schwarz announced)",
 };
 
+const GAME_ORDER = ["G", "C", "S", "H", "D", "N"];
+const BASE = { D: 9, H: 10, S: 11, C: 12, G: 24 };
+const JACKS = ["CJ", "SJ", "HJ", "DJ"];
+function worth(g, view) {
+  // What the declaration in the form is worth at least, from the cards this seat knows (its
+  // hand and, after the pickup, what it put away; in a hand game the skat counts too, unseen):
+  // the matadors, game, hand, the announcements, ouvert, times the base value; null's fixed values.
+  if (g.game === "N") {
+    const value = g.ouvert ? (g.hand ? 59 : 46) : g.hand ? 35 : 23;
+    return { value, text: gameText(g) + " is worth " + value };
+  }
+  const cards = new Set([...(view.hand || []), ...(view.discarded || [])]);
+  const order = JACKS.concat(g.game === "G" ? [] : TRUMP_RANKS.split("").map(r => g.game + r));
+  const have = cards.has(order[0]);
+  let n = 0;
+  while (n < order.length && cards.has(order[n]) === have) n++;
+  const steps = [(have ? "with " : "without ") + n + " matador" + (n === 1 ? "" : "s"), "game 1"];
+  if (g.hand) steps.push("hand 1");
+  if (g.schneider || g.schwarz || g.ouvert) steps.push("schneider 1", "schneider announced 1");
+  if (g.schwarz || g.ouvert) steps.push("schwarz 1", "schwarz announced 1");
+  if (g.ouvert) steps.push("ouvert 1");
+  const m = n + steps.length - 1;
+  const value = BASE[g.game] * m;
+  return { value, text: gameText(g) + " is worth at least " + BASE[g.game] + " \u00d7 " + m + " (" + steps.join(", ") + ") = " + value +
+    (g.hand ? " (the skat's jacks may change the matadors)" : "") };
+}
+
 function declareForm(u, before) {
   // One small form, not a button per combination: the game, hand or not, the announcements
   // the rules allow; what it submits is exactly one of the prompt's legal commands.
@@ -705,7 +803,7 @@ function declareForm(u, before) {
   const declares = legal.filter(a => a.type === "declare");
   const f = formFor(u);
   const hand = before ? f.hand : false;
-  const games = Object.keys(GAMES).filter(g => declares.some(a => a.game === g));
+  const games = GAME_ORDER.filter(g => declares.some(a => a.game === g));
   if (!games.includes(f.game)) f.game = games[0];
   const options = declares.filter(a => a.game === f.game);
   if (!options.some(a => announceKey(a) === f.announce)) f.announce = announceKey(options[0] || { });
@@ -733,6 +831,12 @@ function declareForm(u, before) {
     }
   } else {
     parts.push(el("div", { class: "hint formrow" }, "You choose the game after picking up the skat."));
+  }
+  if ((!before || hand) && chosen) {
+    const w = worth(Object.assign({ hand: before }, chosen), u.view);
+    if (w) parts.push(el("div", { class: "formrow worth" + (w.value < u.view.bid ? " short" : ""), id: "worth" }, w.text +
+      (w.value < u.view.bid ? ": less than your bid of " + u.view.bid +
+      (chosen.game === "N" ? " (overbid: choose another game)" : " (overbid, unless you make schneider or schwarz)") : "")));
   }
   const action = before && !hand ? { type: "pickup" } : chosen;
   const label = action.type === "pickup" ? "Pick up the skat" : "Declare " + gameText(Object.assign({ hand: before }, action));
@@ -772,8 +876,12 @@ function renderActions(v) {
   if (!T.seat) return;
   document.body.dataset.yourTurn = u ? "1" : "0";
   document.body.dataset.prompt = u ? u.index : -1;
+  const heading = box.querySelector("h2").firstChild;
+  heading.textContent = u ? "Your move " : v.phase === "closed" ? "The table " : "Waiting ";
   if (!u) {
-    fill("prompt", T.pending ? "sent; waiting for the table\u2026" : (v.phase === "closed" ? "the table is closed" : "waiting for the others\u2026"));
+    const waiting = v.to_move != null && !isMe(v.to_move) && v.players[v.to_move] ? v.players[v.to_move] + " is to move\u2026"
+      : "waiting for the others\u2026";
+    fill("prompt", T.pending ? "sent; waiting for the table\u2026" : (v.phase === "closed" ? "This table is over: the final totals are in the last deal's panel and the score sheet." : waiting));
     fill("buttons");
     fill("countdown");
     return;
@@ -788,7 +896,13 @@ function renderActions(v) {
     text = (from != null ? uv.players[from] + " bids " : "The bid is ") + uv.bid + ": hold it, or pass?";
     buttons = [actionButton({ type: "hold" }, "main", "hold " + uv.bid), actionButton({ type: "pass" }, "", "pass")];
   } else if (types.has("bid")) {
-    text = uv.bid ? "The bid stands at " + uv.bid + ": bid higher, or pass." : "Nobody has bid yet: open with a bid, or pass.";
+    // Who passed before you, by name; forehand after two passes decides alone whether anyone plays.
+    const passed = (uv.history || []).filter(e => name(e) === "pass" && e.seat !== uv.seat).map(e => uv.players[e.seat]);
+    const ramsch = uv.rules && uv.rules.ramsch;
+    text = uv.bid ? "The bid stands at " + uv.bid + ": bid higher, or pass."
+      : passed.length >= 2 ? passed.join(" and ") + " passed: bid and play, or pass (" + (ramsch ? "then Ramsch" : "then nobody plays this deal") + ")."
+      : passed.length ? passed[0] + " passed; nobody has bid yet: open with a bid, or pass."
+      : "Nobody has bid yet: open with a bid, or pass.";
     buttons = biddingControls(u, v);
   } else if (types.has("pickup") || types.has("declare")) {
     text = types.has("pickup") ? "You won the bidding at " + uv.bid + ": pick up the skat, or play a hand game."
@@ -809,7 +923,7 @@ function renderActions(v) {
   } else if (types.has("play")) {
     const playable = legal.filter(a => a.type === "play").length;
     text = "Your turn: play one of the highlighted cards" + (playable < myHand(v).length ? " (you must follow suit)." : ".");
-    if (uv.declarer === uv.seat && !(uv.open_cards || {})[String(uv.seat)]) buttons.push(actionButton({ type: "show" }, "", "show my cards"));
+    if (uv.declarer === uv.seat && !(uv.open_cards || {})[String(uv.seat)]) buttons.push(actionButton({ type: "show" }, "", "lay my cards open (claim the rest)"));
     buttons.push(actionButton({ type: "resign" }, "", "give up"));
   } else {
     buttons = legal.map(a => actionButton(a, a.type === "pass" ? "" : "main"));
