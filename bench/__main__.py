@@ -27,7 +27,12 @@ class Section:
 SECTIONS: dict[str, Section] = {
     "engine": Section("bench.engine", "pure rules engine on one core: deals, fold, codec"),
     "thirty-one": Section("bench.thirty_one", "Thirty-one engine on one core: random games, next to Skat's deals"),
-    "pipeline": Section("bench.pipeline", "whole deals through the five services over a real nats-server"),
+    "skeleton": Section(
+        "bench.skeleton", "the protocol's minimal message pattern, no game logic: the floor under the stack"
+    ),
+    "pipeline": Section(
+        "bench.pipeline", "whole deals through the five services over a real nats-server, next to the skeleton"
+    ),
     "steps": Section("bench.steps", "one table's time, step by step, and what its slowest prompts wait for"),
     "flood": Section("bench.flood", "other tables' latency while one player floods at 10x its rate limit"),
     "envs": Section("bench.envs", "RL env steps/s (skatbus.rl) next to the engine and OpenSpiel's skat"),

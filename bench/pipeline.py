@@ -2,25 +2,37 @@
 
 What it measures, all in the same run on the same machine, and what each figure is compared with:
 
-* **raw JetStream ceiling**: acknowledged publishes per second to the file-backed stream from a
-  pool of concurrent publishers (no logic at all), divided by the events a deal stores: the
-  deals per second a log-writing design could reach at best here.
+* **the skeleton floor** (``bench.skeleton``): the protocol's minimal message pattern (command
+  request, one guarded append, reply, prompt) with no game logic, at the stack's table count, on
+  the same server. The skeleton and the stack run A/B/A/B (skeleton, stack, skeleton, stack) and
+  the drift of the skeleton between its two runs is printed: it says how much the machine moved
+  under the comparison (other work on these cores). The headline figure is **the stack's stored
+  events/s as a percentage of the skeleton's**, both runs summed (issue 22: goal >= 70 %).
+* **raw acked JetStream publishes**: one nats-py connection in the bench's own event loop with
+  128 ``js.publish`` calls awaited concurrently, to a stream configured like the event store;
+  once without headers, once with the guard headers every append of the stack carries. Divided
+  by the events a deal stores (the unguarded figure, as in issue 13) it is the **raw ceiling** in
+  deals/s: what a log-writing design with no request/reply and no prompts could reach here.
 * **raw request/reply** (p50, p99): the round trip of a core NATS request to a responder in
   another process, the floor under any command's latency; its p50 is the unit of the latency goals.
-* **stack deals/s**: many tables in flight, each played by scripted players connected over NATS
-  (in this process), through the service processes (dealer, bidding, play, scoring, views; with
-  ``--instances N``, N processes of each). Shown as a percentage of the raw ceiling.
+* **stack stored events/s, deals/s**: many tables in flight, each played by scripted players
+  connected over NATS (in this process), through the service processes (dealer, bidding, play,
+  scoring, views; with ``--instances N``, N processes of each).
 * **command -> next prompt** (p50, p99): from a player sending a command to the next turn prompt
-  of that table arriving, whoever it is for; with one table alone (the latency goals: p50 <= 3x
-  and p99 <= 10x the raw request/reply p50) and under the full load (mostly queueing, no goal).
+  of that table arriving, whoever it is for; with one table alone over at least 2,000 samples
+  (the latency goals: p50 <= 3x and p99 <= 10x the raw request/reply p50), split into the deal
+  boundary (the prompt after a deal's last card: its trick, end, score and the next deal, five
+  appends through play, scoring and the dealer) and the steps within a deal; and under the full
+  load (mostly queueing, no goal).
 * **messages into / out of the server per stored event**: nats-server's own counters (``/varz``
-  ``in_msgs``, ``out_msgs`` on its monitoring port) over the stack run, per event the stack's
+  ``in_msgs``, ``out_msgs`` on its monitoring port) over the stack runs, per event the stack's
   tables stored. Before issue 13: 6.6 in, 11 out; the goal is half of each.
 * **conflicts and redeliveries per 1,000 stored events**: appends beaten by another instance
   (the services' health answers count them) and JetStream redeliveries (``num_redelivered``
-  summed over every consumer of the stream), over the stack run. Goal: at most 1 together.
+  summed over every consumer of the stream), over the stack runs. Goal: at most 1 together.
 * **CPU us per stored event**, per process (the N processes of a service summed) and in total
-  (every process: nats-server, the bench's players, the services). Goal: <= 400 us in total.
+  (every process: nats-server, the bench's players, the services), and services + server without
+  the players. Goal: <= 400 us in total. The same for the skeleton.
 
 ``--profile`` runs the services under cProfile and prints where their time goes.
 """
@@ -28,6 +40,7 @@ What it measures, all in the same run on the same machine, and what each figure 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import json
 import os
@@ -45,20 +58,28 @@ import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from protocol.events import TAGS, TableClosed
+from protocol.events import TAGS, DealDealt, TableClosed
 from protocol.skat.rules import Rules
 from protocol.subjects import ADMIN_OPEN, STREAM, event_name, health_subject, log_subject
 from protocol.wire import OpenTable, Reply, decode, encode
 from services.main import SERVICES, stop_processes, wait_ready
 from services.natsserver import EmbeddedServer
-from services.store import EventStore, stream_config
+from services.store import EventStore, Stored, stream_config
 from skatbus.bots import HashedBot
 from skatbus.player import RemotePlayer
 
-from . import Options, Row, times
+from . import Options, Row, skeleton, times
+from .skeleton import Window
+
+_cpu_seconds = skeleton.cpu_seconds
+"""CPU seconds of a process so far (``bench.flood`` uses it too)."""
 
 CEILING_SHARE_GOAL = 0.15
 """Issue 13: the stack's deals/s reach at least 15 % of the raw JetStream ceiling."""
+FLOOR_SHARE_GOAL = 0.70
+"""Issue 22: the stack's stored events/s reach at least 70 % of the skeleton's, same run."""
+SHARE_LABEL = "stack stored events/s as % of the skeleton floor, same run, same table count"
+RAW_WORKERS = 128
 LATENCY_P50_GOAL = 3.0
 LATENCY_P99_GOAL = 10.0
 """Command -> next prompt with one table alone, p50 and p99, as multiples of the raw request/reply p50."""
@@ -96,8 +117,11 @@ class Stopwatch:
         self.samples: list[float] = []
         self.at: list[float] = []
         """Unix time each sample's prompt arrived (to place it in the table's log)."""
+        self.commands = 0
+        """Commands sent (a retry counts again)."""
 
     def sent(self, table: str) -> None:
+        self.commands += 1
         self.pending[table] = time.perf_counter()
 
     def prompted(self, table: str) -> None:
@@ -113,28 +137,60 @@ def _percentile(samples: list[float], q: float) -> float:
 
 
 def _sizes(opts: Options) -> dict[str, int]:
-    """Workload sizes. The one-table-alone run is long enough for a p99 (about 23 samples a
-    deal: ~550 in a full run, ~140 in a quick one); the stack run has many tables in flight."""
+    """Workload sizes. The one-table-alone run plays ``solo_rounds`` rounds (three deals each,
+    about 23 samples a deal) per table, and more tables until it has ``solo_samples`` samples;
+    the stack runs have many tables in flight; each skeleton table takes ``skeleton_steps`` steps
+    (about 2 s a run at the rates seen here)."""
     if opts.quick:
-        return {"publishes": 5_000, "round_trips": 500, "paced": 50, "solo_rounds": 2, "tables": 12, "rounds": 1}
-    return {"publishes": 20_000, "round_trips": 2_000, "paced": 200, "solo_rounds": 8, "tables": 40, "rounds": 4}
+        return {
+            "publishes": 5_000,
+            "round_trips": 500,
+            "paced": 50,
+            "solo_rounds": 2,
+            "solo_samples": 100,
+            "tables": 12,
+            "rounds": 1,
+            "skeleton_steps": 200,
+        }
+    return {
+        "publishes": 20_000,
+        "round_trips": 2_000,
+        "paced": 200,
+        "solo_rounds": 32,
+        "solo_samples": 2_000,
+        "tables": 40,
+        "rounds": 4,
+        "skeleton_steps": 1_000,
+    }
 
 
-async def raw_publish_rate(nc: Client, messages: int, workers: int = 128) -> float:
-    """Acked JetStream publishes per second from a pool of concurrent publishers, to a stream
-    configured like the event store (its own, so the services never see these messages)."""
+async def raw_publish_rate(nc: Client, messages: int, workers: int = RAW_WORKERS, *, guarded: bool = False) -> float:
+    """Acked JetStream publishes per second from ``workers`` concurrent ``js.publish`` calls on
+    the one connection ``nc`` (so on this event loop), to a stream configured like the event store
+    (its own, so the services never see these messages). ``guarded``: each worker writes its own
+    "table" with the headers ``services.store`` puts on every append (its message id, the
+    expected last sequence of its subject family)."""
     js = nc.jetstream()
     config = stream_config()
-    config.name, config.subjects = "RAW", ["raw.>"]
+    name = "RAWG" if guarded else "RAW"
+    config.name, config.subjects = name, [f"{name.lower()}.>"]
     await js.add_stream(config)
     payload = b"x" * 60  # about one event
     workers = max(1, min(workers, messages))
     per_worker = messages // workers
 
     async def worker(w: int) -> None:
-        subject = f"raw.t{w}.card_played"
-        for _ in range(per_worker):
-            await js.publish(subject, payload)
+        subject = f"{name.lower()}.t{w}.card_played"
+        last = 0
+        for i in range(per_worker):
+            headers = None
+            if guarded:
+                headers = {
+                    "Nats-Msg-Id": f"t{w}:{i}",
+                    "Nats-Expected-Last-Subject-Sequence": str(last),
+                    "Nats-Expected-Last-Subject-Sequence-Subject": f"{name.lower()}.t{w}.>",
+                }
+            last = (await js.publish(subject, payload, headers=headers)).seq
 
     start = time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(workers)))
@@ -227,15 +283,6 @@ async def run_stack(
         await sub.unsubscribe()
     await nc.close()
     return seconds, tables * rules.deals, events, watch
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a process used so far (Linux /proc), 0 where unreadable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 async def collect_health(
@@ -372,13 +419,100 @@ def _pct(share: float) -> str:
     return f"{100 * share:.1f} %"
 
 
+@dataclass
+class StackRun:
+    """One measured stack run: what it stored and cost, and what the services and the
+    stream's consumers counted over it."""
+
+    window: Window
+    deals: int
+    watch: Stopwatch
+    redelivered: int
+    consumers: int
+    conflicts: int | None
+    """None when the services' health answers carry no count."""
+    retried: int
+    answered: int
+    """Service processes that answered the health check before and after the run."""
+    polls: int
+    idle: bool
+
+
+def _stack_run(
+    seconds: float, deals: int, events: int, watch: Stopwatch, before: Counters, after: Counters
+) -> StackRun:
+    cpu = {name: after.cpu[name] - before.cpu.get(name, 0.0) for name in after.cpu}
+    msgs = {k: int(after.varz.get(k, 0)) - int(before.varz.get(k, 0)) for k in ("in_msgs", "out_msgs")}
+    conflicts, retried, answered = _conflicts(before.health, after.health)
+    redelivered = sum(
+        s["redelivered"] - before.consumers.get(name, {}).get("redelivered", 0) for name, s in after.consumers.items()
+    )
+    return StackRun(
+        Window(seconds, events, cpu, msgs),
+        deals,
+        watch,
+        redelivered,
+        len(after.consumers),
+        conflicts,
+        retried,
+        answered,
+        after.polls,
+        after.idle,
+    )
+
+
+@dataclass
+class Alone:
+    """One table alone: every command -> next prompt sample, and the same split at the deals."""
+
+    samples: list[float] = field(default_factory=list)
+    boundary: list[float] = field(default_factory=list)
+    """The prompt after a deal's last card, which waits for the next deal."""
+    within: list[float] = field(default_factory=list)
+    tables: int = 0
+    deals: int = 0
+
+
+def split_at_deals(watch: Stopwatch, log: list[Stored]) -> tuple[list[float], list[float]]:
+    """(deal-boundary samples, within-deal samples) of one table's stopwatch and log: a sample
+    is at the boundary when the last event stored before its prompt arrived (by the server's
+    stamps, on this machine's clock) is a new deal, i.e. the command was a deal's last card and
+    the prompt waited for its trick, the deal's end, its score and the next deal."""
+    stamps = [stored.time for stored in log]
+    kinds = [type(stored.event) for stored in log]
+    boundary: list[float] = []
+    within: list[float] = []
+    for sample, arrived in zip(watch.samples, watch.at):
+        last = bisect.bisect_right(stamps, arrived) - 1
+        (boundary if last >= 0 and kinds[last] is DealDealt else within).append(sample)
+    return boundary, within
+
+
+async def _alone(nc: Client, url: str, size: dict[str, int]) -> Alone:
+    """One table alone, table after table, until there are ``solo_samples`` samples."""
+    alone = Alone()
+    store = EventStore(nc)
+    while len(alone.samples) < size["solo_samples"]:
+        prefix = f"solo{alone.tables}"
+        _, deals, _, watch = await run_stack(url, 1, size["solo_rounds"], prefix=prefix)
+        boundary, within = split_at_deals(watch, await store.read(f"{prefix}0"))
+        alone.samples += watch.samples
+        alone.boundary += boundary
+        alone.within += within
+        alone.tables += 1
+        alone.deals += deals
+    return alone
+
+
 async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], str]:
     size = _sizes(opts)
     tables, rounds, n = size["tables"], size["rounds"], opts.instances
     with EmbeddedServer(monitor_port=0) as server:
         nc = await nats.connect(server.url)
         await EventStore(nc).ensure_stream()
+        await skeleton.ensure_stream(nc)
         raw_rate = await raw_publish_rate(nc, size["publishes"])
+        raw_guarded = await raw_publish_rate(nc, size["publishes"], guarded=True)
         rr, rr_idle = await raw_request_reply(nc, server.url, size["round_trips"], size["paced"])
         env = {**os.environ, "SKAT_LOG_LEVEL": "warning"}
         if profile_dir:
@@ -392,49 +526,74 @@ async def _measure(opts: Options, profile_dir: str | None) -> tuple[list[Row], s
         }
         pids: dict[str, list[int]] = {"nats-server": [server.pid or 0], "bench players": [os.getpid()]}
         pids.update({name: [p.pid for p in ps] for name, ps in procs.items()})
-        before, after = Counters(), Counters()
+        responder: subprocess.Popen[bytes] | None = None
 
         def cpu_now() -> dict[str, float]:
             return {name: sum(_cpu_seconds(pid) for pid in ps) for name, ps in pids.items()}
 
-        async def begin() -> None:
-            before.health = await collect_health(nc, SERVICES, expect=n)
-            before.consumers = await consumer_states(nc)
-            before.varz = await asyncio.to_thread(server.monitor, "varz")
-            before.cpu = cpu_now()
+        async def stack_run(prefix: str) -> StackRun:
+            before, after = Counters(), Counters()
 
-        async def end() -> None:
-            await _settle(nc, after)
-            after.varz = await asyncio.to_thread(server.monitor, "varz")
-            after.cpu = cpu_now()
-            after.consumers = await consumer_states(nc)
-            after.health = await collect_health(nc, SERVICES, expect=n)
+            async def begin() -> None:
+                before.health = await collect_health(nc, SERVICES, expect=n)
+                before.consumers = await consumer_states(nc)
+                before.varz = await asyncio.to_thread(server.monitor, "varz")
+                before.cpu = cpu_now()
+
+            async def end() -> None:
+                await _settle(nc, after)
+                after.varz = await asyncio.to_thread(server.monitor, "varz")
+                after.cpu = cpu_now()
+                after.consumers = await consumer_states(nc)
+                after.health = await collect_health(nc, SERVICES, expect=n)
+
+            seconds, deals, events, watch = await run_stack(server.url, tables, rounds, prefix, begin=begin, end=end)
+            return _stack_run(seconds, deals, events, watch, before, after)
 
         try:
+            responder = await asyncio.to_thread(skeleton.start_responder, server.url)
+            skeleton_pids = skeleton.pids_of(server, responder)
             await wait_instances(nc, SERVICES, n)
-            # One table alone (which also warms the services up), then many tables at once.
-            _, _, _, alone = await run_stack(server.url, 1, size["solo_rounds"], prefix="solo")
-            seconds, deals, events, watch = await run_stack(server.url, tables, rounds, begin=begin, end=end)
+            await run_stack(server.url, 1, 1, prefix="warm")  # every service warm, every cache filled
+            alone = await _alone(nc, server.url, size)
+            steps = size["skeleton_steps"]
+            await skeleton.run_tables(nc, server, tables, max(10, steps // 5), "skw", skeleton_pids)  # warm-up
+            # A/B/A/B: the skeleton right before each stack run, on the same server.
+            skeleton_runs: list[Window] = []
+            stack_runs: list[StackRun] = []
+            for tag in "ab":
+                skeleton_runs.append(await skeleton.run_tables(nc, server, tables, steps, f"sk{tag}", skeleton_pids))
+                stack_runs.append(await stack_run(f"bench{tag}"))
         finally:
             await nc.close()
             stop_processes([p for ps in procs.values() for p in ps])
+            if responder is not None:
+                skeleton.stop_responder(responder)
     rows = _rows(
         size=size,
         instances=n,
         raw_rate=raw_rate,
+        raw_guarded=raw_guarded,
         rr=rr,
         rr_idle=rr_idle,
-        alone=alone.samples,
-        loaded=watch.samples,
-        seconds=seconds,
-        deals=deals,
-        events=events,
-        before=before,
-        after=after,
+        alone=alone,
+        skeleton_runs=skeleton_runs,
+        stack_runs=stack_runs,
         processes={name: len(ps) for name, ps in pids.items()},
     )
     report = _profile_report(profile_dir) if profile_dir else ""
     return rows, report
+
+
+def _sum(windows: Iterable[Window]) -> Window:
+    total = Window(0.0, 0)
+    for w in windows:
+        total = total + w
+    return total
+
+
+def _drift(later: float, first: float) -> str:
+    return f"{100 * (later / first - 1):+.1f} %"
 
 
 def _rows(
@@ -442,33 +601,105 @@ def _rows(
     size: dict[str, int],
     instances: int,
     raw_rate: float,
+    raw_guarded: float,
     rr: list[float],
     rr_idle: list[float],
-    alone: list[float],
-    loaded: list[float],
-    seconds: float,
-    deals: int,
-    events: int,
-    before: Counters,
-    after: Counters,
+    alone: Alone,
+    skeleton_runs: list[Window],
+    stack_runs: list[StackRun],
     processes: dict[str, int],
 ) -> list[Row]:
     tables = size["tables"]
+    skel = _sum(skeleton_runs)
+    stack = _sum(run.window for run in stack_runs)
+    events, seconds = stack.events, stack.seconds
+    deals = sum(run.deals for run in stack_runs)
     per_deal = events / deals
     ceiling = raw_rate / per_deal
     rate = deals / seconds
     share = rate / ceiling
+    floor_share = stack.rate / skel.rate
+    commands = sum(run.watch.commands for run in stack_runs)
+    per_command = events / commands if commands else float("nan")
+    command_share = floor_share / per_command
     rr50, rr99 = _percentile(rr, 0.5), _percentile(rr, 0.99)
+    order = {id(w): 2 * i + 1 for i, w in enumerate(skeleton_runs)}
+    order.update({id(r.window): 2 * i + 2 for i, r in enumerate(stack_runs)})
+    runs = 2 * len(stack_runs)
     rows = [
-        Row("raw acked JetStream publishes", raw_rate, "msgs/s", note="128 concurrent publishers, file storage"),
-        Row("raw ceiling", ceiling, "deals/s", note=f"raw publishes / {per_deal:.1f} stored events per deal"),
+        Row(
+            f"raw acked JetStream publishes, {RAW_WORKERS} in flight, no headers",
+            raw_rate,
+            "msgs/s",
+            note=f"one nats-py connection on the bench's event loop, {RAW_WORKERS} concurrent js.publish"
+            " of 60 B, each to its own subject; file storage",
+        ),
+        Row(
+            f"raw acked JetStream publishes, {RAW_WORKERS} in flight, guard headers",
+            raw_guarded,
+            "msgs/s",
+            relative=raw_guarded / raw_rate,
+            vs=f"{_pct(raw_guarded / raw_rate)} of the unguarded",
+            note="the same with Nats-Msg-Id and Nats-Expected-Last-Subject-Sequence(-Subject),"
+            " as on every append of the stack",
+        ),
+        Row(
+            "raw ceiling",
+            ceiling,
+            "deals/s",
+            note=f"unguarded raw publishes / {per_deal:.1f} stored events per deal: appends alone,"
+            " no request/reply, no prompt",
+        ),
+    ]
+    for i, w in enumerate(skeleton_runs):
+        rows.append(
+            Row(
+                f"skeleton stored events/s, run {order[id(w)]} of {runs}",
+                w.rate,
+                "events/s",
+                vs="" if i == 0 else f"baseline drift {_drift(w.rate, skeleton_runs[0].rate)} from run 1",
+                note=f"{w.events} events at {tables} tables in {w.seconds:.2f} s;"
+                " per event: command request, guarded append, reply, prompt; no game logic;"
+                " the services idle on the same server",
+            )
+        )
+    for i, run in enumerate(stack_runs):
+        w = run.window
+        vs = f"= {_pct(w.rate / skeleton_runs[i].rate)} of skeleton run {order[id(skeleton_runs[i])]}"
+        if i:
+            vs += f"; drift {_drift(w.rate, stack_runs[0].window.rate)} from run 2"
+        rows.append(
+            Row(
+                f"stack stored events/s, run {order[id(w)]} of {runs}",
+                w.rate,
+                "events/s",
+                relative=w.rate / skeleton_runs[i].rate,
+                vs=vs,
+                note=f"{w.events} events, {run.deals} deals at {tables} tables in {w.seconds:.2f} s",
+            )
+        )
+    rows.append(
+        Row(
+            SHARE_LABEL,
+            100 * floor_share,
+            "%",
+            relative=floor_share,
+            vs=f"goal >= {_pct(FLOOR_SHARE_GOAL)} (issue 22): {_goal(floor_share >= FLOOR_SHARE_GOAL)}",
+            note=f"runs summed: stack {stack.rate:,.0f} events/s, skeleton {skel.rate:,.0f} events/s,"
+            f" both with {tables} tables in flight, {instances} process{'es' if instances > 1 else ''} per service;"
+            f" the stack stores {per_command:.2f} events per command (tricks, deal ends, scores, deals are"
+            f" appended without one), the skeleton 1: per command the stack reaches {_pct(command_share)}",
+        )
+    )
+    rows += [
         Row(
             "stack deals/s",
             rate,
             "deals/s",
             relative=share,
             vs=f"= {_pct(share)} of the raw ceiling (goal >= {_pct(CEILING_SHARE_GOAL)}): {_goal(share >= CEILING_SHARE_GOAL)}",
-            note=f"{deals} deals at {tables} tables in {seconds:.1f} s, {instances} process{'es' if instances > 1 else ''} per service",
+            note=f"{deals} deals at {tables} tables in {seconds:.1f} s over {len(stack_runs)} runs,"
+            f" {instances} process{'es' if instances > 1 else ''} per service",
         ),
         Row(
             "raw request/reply p50",
@@ -498,38 +729,61 @@ def _rows(
                 " the one-table figures (their steps wake processes that slept), not a goal unit",
             )
         )
-    for label, samples, goals in (
-        ("one table alone", alone, (LATENCY_P50_GOAL, LATENCY_P99_GOAL)),
-        (f"{tables} tables", loaded, None),
-    ):
-        for q, goal in ((0.5, goals[0] if goals else None), (0.99, goals[1] if goals else None)):
-            value = _percentile(samples, q)
-            multiple = value / rr50
-            vs = times(multiple, "raw request/reply p50")
-            if goal is not None:
-                vs += f" (goal <= {goal:.0f}x): {_goal(multiple <= goal)}"
-            note = f"{len(samples)} samples"
-            if goals is not None:
-                note += f", 1 table x {size['solo_rounds'] * 3} deals"
-                if q == 0.99:
-                    note += f"; {value / rr99:.1f}x raw request/reply p99"
-            else:
-                note += "; under full load: mostly queueing, no goal"
-            rows.append(
-                Row(
-                    f"command -> next prompt p{round(q * 100)}, {label}",
-                    value * 1e6,
-                    "us",
-                    relative=multiple,
-                    vs=vs,
-                    note=note,
-                )
-            )
+
+    def latency(name: str, samples: list[float], q: float, goal: float | None, note: str) -> Row:
+        value = _percentile(samples, q) if samples else float("nan")
+        multiple = value / rr50
+        vs = times(multiple, "raw request/reply p50")
+        if goal is not None:
+            vs += f" (goal <= {goal:.0f}x): {_goal(multiple <= goal)}"
+        return Row(name, value * 1e6, "us", relative=multiple, vs=vs, note=note)
+
+    solo = f"{alone.tables} table{'s' if alone.tables > 1 else ''} one after another, {alone.deals} deals"
+    loaded = [s for run in stack_runs for s in run.watch.samples]
+    rows += [
+        latency(
+            "command -> next prompt p50, one table alone",
+            alone.samples,
+            0.5,
+            LATENCY_P50_GOAL,
+            f"{len(alone.samples)} samples, {solo}",
+        ),
+        latency(
+            "command -> next prompt p99, one table alone",
+            alone.samples,
+            0.99,
+            LATENCY_P99_GOAL,
+            f"{len(alone.samples)} samples; {_percentile(alone.samples, 0.99) / rr99:.1f}x raw request/reply p99",
+        ),
+        latency(
+            "command -> next prompt median at the deal boundary, one table alone",
+            alone.boundary,
+            0.5,
+            None,
+            f"{len(alone.boundary)} samples: the prompt after a deal's last card (its trick, the deal's end,"
+            " its score and the next deal: five appends through play, scoring and the dealer)",
+        ),
+        latency(
+            "command -> next prompt p99 within a deal, one table alone",
+            alone.within,
+            0.99,
+            None,
+            f"{len(alone.within)} samples: every one but the deal boundaries",
+        ),
+        latency(
+            f"command -> next prompt p50, {tables} tables",
+            loaded,
+            0.5,
+            None,
+            f"{len(loaded)} samples over the stack runs; under full load: mostly queueing, no goal",
+        ),
+        latency(f"command -> next prompt p99, {tables} tables", loaded, 0.99, None, f"{len(loaded)} samples"),
+    ]
 
     # Messages through the server, from its own counters.
-    delta = {k: int(after.varz.get(k, 0)) - int(before.varz.get(k, 0)) for k in ("in_msgs", "out_msgs")}
+    polls = sum(run.polls for run in stack_runs)
     for direction, key in (("into", "in_msgs"), ("out of", "out_msgs")):
-        per_event = delta[key] / events
+        per_event = stack.msgs[key] / events
         goal = MESSAGES_BEFORE[direction] / 2
         rows.append(
             Row(
@@ -538,17 +792,19 @@ def _rows(
                 "msgs",
                 relative=per_event / MESSAGES_BEFORE[direction],
                 vs=f"goal <= {goal:.1f} (half of {MESSAGES_BEFORE[direction]:g} before issue 13): {_goal(per_event <= goal)}",
-                note=f"{delta[key] / deals:.0f} per deal; nats-server /varz {key} over the stack run,"
-                f" the bench's {after.polls} consumer-info request{'s' if after.polls > 1 else ''} included",
+                note=f"skeleton {skel.msgs[key] / skel.events:.2f}; {stack.msgs[key] / deals:.0f} per deal;"
+                f" nats-server /varz {key} over the stack runs, the bench's {polls} consumer-info"
+                f" request{'s' if polls > 1 else ''} included",
             )
         )
 
-    # Conflicts and redeliveries over the stack run.
-    conflicts, retried, answered = _conflicts(before.health, after.health)
+    # Conflicts and redeliveries over the stack runs.
+    counted = [run.conflicts for run in stack_runs]
+    conflicts = None if None in counted else sum(c for c in counted if c is not None)
+    retried = sum(run.retried for run in stack_runs)
+    answered = min(run.answered for run in stack_runs)
     expected = sum(processes[name] for name in SERVICES)
-    redelivered = sum(
-        s["redelivered"] - before.consumers.get(name, {}).get("redelivered", 0) for name, s in after.consumers.items()
-    )
+    redelivered = sum(run.redelivered for run in stack_runs)
     per_1000 = 1000 / events
     if conflicts is None:
         rows.append(
@@ -571,13 +827,14 @@ def _rows(
                 f" health answers of {answered} of {expected} service processes",
             )
         )
+    idle = all(run.idle for run in stack_runs)
     rows.append(
         Row(
             "redeliveries per 1,000 stored events",
             redelivered * per_1000,
             "",
-            note=f"{redelivered} over {len(after.consumers)} consumers of stream {STREAM} (num_redelivered)"
-            + ("" if after.idle else "; consumers still busy 3 s after the last table closed"),
+            note=f"{redelivered} over {stack_runs[-1].consumers} consumers of stream {STREAM} (num_redelivered)"
+            + ("" if idle else "; consumers still busy 3 s after the last table closed"),
         )
     )
     if conflicts is not None:
@@ -591,13 +848,14 @@ def _rows(
             )
         )
 
-    # CPU: per process (a service's instances summed), in total.
-    cpu = {name: after.cpu[name] - before.cpu.get(name, 0.0) for name in after.cpu}
+    # CPU: per process (a service's instances summed), in total; then the skeleton's.
+    cpu = stack.cpu
     total_cpu = sum(cpu.values())
     services_cpu = sum(cpu[name] for name in SERVICES)
     rows.append(Row("CPU used / wall time", total_cpu / seconds, "cores", note=f"{os.cpu_count()} cores here"))
     total_us = 1e6 * total_cpu / events
-    note = f"nats-server, bench players and services; the services alone {1e6 * services_cpu / events:.0f} us"
+    skel_us = 1e6 * sum(skel.cpu.values()) / skel.events
+    note = f"nats-server, bench players and services; the skeleton's {skel_us:.0f} us"
     if instances > 1:
         note += "; goal with instances: within 10 % of a --instances 1 run's figure"
     rows.append(
@@ -609,6 +867,16 @@ def _rows(
             note=note,
         )
     )
+    served = services_cpu + cpu.get("nats-server", 0.0)
+    skel_served = sum(skel.cpu.values()) - skel.cpu.get("skeleton players", 0.0)
+    rows.append(
+        Row(
+            "CPU us per stored event, services + server",
+            1e6 * served / events,
+            "us",
+            note=f"without the bench players; the skeleton's responder + server {1e6 * skel_served / skel.events:.0f} us",
+        )
+    )
     for name, used in sorted(cpu.items(), key=lambda kv: -kv[1]):
         count = processes[name]
         label = f"  {name}" + (f" ({count} processes)" if count > 1 else "")
@@ -616,6 +884,7 @@ def _rows(
         rows.append(
             Row(label, 1e6 * used / events, "us", note=f"CPU us per stored event, {share_cpu:.0f} % of the CPU used")
         )
+    rows += skeleton.cost_rows(skel, "skeleton", f"s {' and '.join(str(order[id(w)]) for w in skeleton_runs)}")
     return rows
 
 

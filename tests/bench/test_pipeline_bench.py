@@ -54,7 +54,16 @@ def _figure(output: str, name: str) -> tuple[float, str]:
 def test_the_pipeline_section_with_two_instances_of_each_service(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tiny = {"publishes": 512, "round_trips": 40, "paced": 5, "solo_rounds": 1, "tables": 2, "rounds": 1}
+    tiny = {
+        "publishes": 512,
+        "round_trips": 40,
+        "paced": 5,
+        "solo_rounds": 1,
+        "solo_samples": 1,
+        "tables": 2,
+        "rounds": 1,
+        "skeleton_steps": 20,
+    }
     monkeypatch.setattr(pipeline, "_sizes", lambda opts: tiny)
     assert cli.main(["pipeline", "--quick", "--instances", "2"]) == 0
     out = capsys.readouterr().out
@@ -62,9 +71,22 @@ def test_the_pipeline_section_with_two_instances_of_each_service(
 
     _, stack = _figure(out, "stack deals/s")
     assert re.search(r"= [\d.]+ % of the raw ceiling \(goal >= 15\.0 %\)", stack), stack
+    # A/B/A/B: the skeleton floor right before each stack run, its drift, the stack's share of it.
+    _, skel3 = _figure(out, "skeleton stored events/s, run 3 of 4")
+    assert re.search(r"baseline drift [+-][\d.]+ % from run 1", skel3) and "40 events at 2 tables" in skel3
+    for run, floor in ((2, 1), (4, 3)):
+        _, line = _figure(out, f"stack stored events/s, run {run} of 4")
+        assert re.search(rf"= [\d.]+ % of skeleton run {floor}", line), line
+    share, line = _figure(out, pipeline.SHARE_LABEL)
+    assert 0 < share and "% " in line and "goal >= 70.0 % (issue 22)" in line
+    _, raw = _figure(out, "raw acked JetStream publishes, 128 in flight, guard headers")
+    assert "of the unguarded" in raw
     for q, goal in (("p50", 3), ("p99", 10)):
         _, latency = _figure(out, f"command -> next prompt {q}, one table alone")
         assert re.search(rf"[\d.]+x raw request/reply p50 \(goal <= {goal}x\)", latency), latency
+    for name in ("median at the deal boundary", "p99 within a deal"):
+        _, line = _figure(out, f"command -> next prompt {name}, one table alone")
+        assert re.search(r"[\d.]+x raw request/reply p50", line) and " samples" in line, line
     _, raw99 = _figure(out, "raw request/reply p99")
     assert "x raw request/reply p50" in raw99
     idle, after_idle = _figure(out, "raw request/reply p50, each after 20 ms idle")
@@ -85,6 +107,10 @@ def test_the_pipeline_section_with_two_instances_of_each_service(
         assert "goal <= 1" in faults
 
     total, cpu = _figure(out, "CPU us per stored event, all processes")
-    assert total > 0 and "goal <= 400 us" in cpu
+    assert total > 0 and "goal <= 400 us" in cpu and "the skeleton's" in cpu
+    served, _ = _figure(out, "CPU us per stored event, services + server")
+    assert 0 < served <= total
+    _, skel_cpu = _figure(out, "skeleton CPU us per stored event, all processes")  # 10 ms ticks: may read 0
+    assert "responder + server, without the players" in skel_cpu
     for name in ("dealer", "bidding", "play", "scoring", "views"):
         assert f"{name} (2 processes)" in out
