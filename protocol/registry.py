@@ -38,10 +38,11 @@ def _load_builtins() -> None:
     for kind in EVENT_TYPES:  # the table lifecycle's events and Skat's: the protocol's own
         _TAGS[_tag(kind)] = kind
         _OWNER_OF_TAG[_tag(kind)] = "protocol"
+    from .rummy.game import GAME as RUMMY
     from .skat.game import GAME as SKAT
     from .thirty_one.game import GAME as THIRTY_ONE
 
-    for game in (SKAT, THIRTY_ONE):
+    for game in (SKAT, THIRTY_ONE, RUMMY):
         register(game)
 
 

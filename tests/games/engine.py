@@ -87,6 +87,18 @@ STANDARD_RULES: Final[dict[str, Standard]] = {
         ),
         seats=(2, 6),
     ),
+    "rummy": Standard(
+        options=(
+            {"variant": "a", "max_deals": 2, "target": 100},
+            {"variant": "a", "layoff_credit": "owner", "ace_joins_low": False, "max_deals": 1, "max_timeouts": 1},
+            {"variant": "b", "max_deals": 1},
+            {"variant": "b", "packs": 2, "layoff_credit": "layer", "max_deals": 1, "max_timeouts": 2},
+            {"variant": "c", "joker_doubling": "net", "max_deals": 2, "target": 60},
+            {"variant": "c", "ace_joins_low": False, "max_deals": 1},
+            {"variant": "d", "max_deals": 2, "target": 60, "max_timeouts": 1},
+        ),
+        seats=(2, 6),
+    ),
 }
 """Per game: the rules the suite plays. A game not listed plays ``rules_type()`` (which may
 never end a table by itself: then add the game here)."""
@@ -108,6 +120,11 @@ class Facts:
 NOT_IN_THE_INTERFACE: Final[dict[str, Facts]] = {
     "skat": Facts(cards=_pack("CSHD", "789TJQKA")),
     "thirty-one": Facts(cards=_pack("CSHD", "23456789TJQKA")),
+    "rummy": Facts(
+        cards=_pack("CSHD", "23456789TJQKA")
+        | frozenset(c + "'" for c in _pack("CSHD", "23456789TJQKA"))
+        | frozenset(("X1", "X2", "X3", "X4"))
+    ),
 }
 """Per game, the facts the interface lacks (each a proposed ``Game`` member, see ``Facts``)."""
 

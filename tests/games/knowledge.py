@@ -6,9 +6,11 @@ written from the games' rules (Skat: a seat's own hand, the skat for the declare
 up, played and shown cards, an ouvert hand once the doubling round is over, the skat after the
 deal; Thirty-one T8, T13, T30: the own hand, once looked at under ``throw_down``, the discard
 pile, cards taken from it, the pile's first card, the hands shown at the end, never the stock
-nor a card another seat took from it), not from the games' views modules. They read events in
-their wire form (``msgspec.to_builtins``: a map with the tag in ``type``), so they share no code
-with what they check. Seat ``-1`` is a spectator: it may know the public cards only.
+nor a card another seat took from it; the rummy M9, M11, M13, M14: the own dealt and drawn
+cards, everything laid in the row or on the table, every hand at the deal's end), not from the
+games' views modules. They read events in their wire form (``msgspec.to_builtins``: a map with
+the tag in ``type``), so they share no code with what they check. Seat ``-1`` is a spectator:
+it may know the public cards only.
 """
 
 from __future__ import annotations
@@ -149,8 +151,48 @@ class ThirtyOneKnowledge:
         return self.may_know(seat)
 
 
+class RummyKnowledge:
+    """The Russian rummy (M9, M11, M13, M14, M24): a seat knows the cards dealt to it and those
+    it drew; every card that reaches the row, a meld or a claim is public (tokens such as
+    ``X1=HQ`` name the physical card before ``=``), and so is every hand once the deal is over."""
+
+    def __init__(self, rules: Any, n: int) -> None:
+        self.public: set[str] = set()
+        self.own: dict[int, set[str]] = {}
+
+    @staticmethod
+    def _card(token: str) -> str:
+        return token.partition("=")[0]
+
+    def see(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "rummy_dealt/1":
+            order, size, deck = event["order"], event["size"], event["deck"]
+            m = len(order)
+            self.public = set()
+            self.own = {seat: {deck[i] for i in range(j, size * m, m)} for j, seat in enumerate(order)}
+        elif kind == "rummy_drew/1":
+            self.own.setdefault(event["seat"], set()).add(event["card"])
+        elif kind in ("rummy_melded/1", "rummy_claimed/1", "rummy_took/1"):
+            self.public |= {self._card(t) for t in event["cards"]}
+        elif kind in ("rummy_laid_off/1", "rummy_discarded/1"):
+            self.public.add(self._card(event["card"]))
+        elif kind == "rummy_swapped/1":
+            self.public |= {event["card"], event["joker"]}
+        elif kind == "rummy_deal_ended/1":
+            for hand in event["hands"]:
+                self.public |= set(hand)
+
+    def may_know(self, seat: int) -> set[str]:
+        return self.public | self.own.get(seat, set())
+
+    def may_know_redacted(self, seat: int) -> set[str]:
+        return self.may_know(seat)
+
+
 KNOWLEDGE: dict[str, Callable[[Any, int], Knowledge]] = {
     "skat": SkatKnowledge,
     "thirty-one": ThirtyOneKnowledge,
+    "rummy": RummyKnowledge,
 }
 """Per game (by registered name): what each seat may know, from ``(rules, players)``."""

@@ -20,6 +20,7 @@ from nats.aio.msg import Msg
 
 from protocol import registry
 from protocol.events import Event, TableClosed
+from protocol.rummy.table import RummyTableRules
 from protocol.skat.rules import Rules
 from protocol.subjects import command_subject, parse_view_subject
 from protocol.thirty_one.rules import ThirtyOneRules
@@ -29,6 +30,7 @@ from tests.bus import Stack, open_table, wait_closed, wait_events
 TABLES: dict[str, tuple[list[str], Any]] = {
     "skat": (["ann", "bob", "cyd"], Rules(rounds=1, turn_seconds=60)),
     "thirty-one": (["ann", "bob", "cyd", "dan"], ThirtyOneRules(coins=1, turn_seconds=60)),
+    "rummy": (["ann", "bob", "cyd"], RummyTableRules(variant="c", max_deals=1, turn_seconds=60)),
 }
 
 

@@ -105,8 +105,8 @@ async def test_by_game_refuses_a_game_it_has_no_bot_for() -> None:
     player = ByGame({"skat": _Named("skat")})
     with pytest.raises(LookupError, match="no bot for thirty-one tables"):
         await player.act(_prompt(*THIRTY_ONE))
-    with pytest.raises(ValueError, match="no game 'rummy'"):
-        ByGame({"rummy": _Named("rummy")})
+    with pytest.raises(ValueError, match="no game 'chess'"):
+        ByGame({"chess": _Named("chess")})
 
 
 def test_built_in_bots_of_every_game() -> None:
