@@ -33,6 +33,7 @@ SECTIONS: dict[str, Section] = {
     "pipeline": Section(
         "bench.pipeline", "whole deals through the five services over a real nats-server, next to the skeleton"
     ),
+    "requests": Section("bench.requests", "client CPU per request: nc.request vs services.requester, A/B/A/B"),
     "steps": Section("bench.steps", "one table's time, step by step, and what its slowest prompts wait for"),
     "flood": Section("bench.flood", "other tables' latency while one player floods at 10x its rate limit"),
     "envs": Section("bench.envs", "RL env steps/s (skatbus.rl) next to the engine and OpenSpiel's skat"),

@@ -4,7 +4,9 @@ Appends are optimistic: each carries the stream sequence of the table's last eve
 (``Nats-Expected-Last-Subject-Sequence`` over the table's subject family), so of two writers
 racing on one table exactly one wins and the other gets ``Conflict``, re-reads and re-decides.
 Each append also carries the deterministic id ``<table>:<index>`` (``Nats-Msg-Id``), so a
-retried publish is never stored twice.
+retried publish is never stored twice. Appends are requests through the connection's one reply
+inbox (``services.requester``: no per-call set-up as in ``nc.request``), their headers encoded
+once per append.
 
 nats-py's ``js.publish`` does not retry, and after a time-out the outcome is unknown (the
 publish may still land after a reconnect). ``append`` therefore retries, and on a "wrong last
@@ -58,6 +60,7 @@ from protocol.subjects import (
 )
 
 from . import logs
+from .requester import Requester, encode_headers, for_connection
 
 WRONG_LAST_SEQUENCE: Final = frozenset({10071, 10164})
 BATCH_DUPLICATE_ID: Final = 10201
@@ -268,6 +271,9 @@ class EventStore:
         self._reads_sub: object | None = None
         self._reads_prefix = ""
         self._read_no = 0
+        self.requests: Requester = for_connection(nc)
+        """Acknowledged publishes go through the connection's one reply inbox
+        (``services.requester``): no per-append set-up as in ``nc.request``."""
 
     async def ensure_stream(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         """Create the stream if it is missing, with the replicas the cluster warrants
@@ -293,11 +299,14 @@ class EventStore:
         data = self.codec.encode(event)
         subject = self.subject(table, event)
         my_id = msg_id(table, index)
-        headers = {
-            "Nats-Msg-Id": my_id,
-            "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
-            "Nats-Expected-Last-Subject-Sequence-Subject": table_log(table),
-        }
+        # Encoded once: every attempt sends the same id and the same expectation.
+        headers = encode_headers(
+            {
+                "Nats-Msg-Id": my_id,
+                "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
+                "Nats-Expected-Last-Subject-Sequence-Subject": table_log(table),
+            }
+        )
 
         async def attempt() -> int:
             # Unknown outcome after a time-out: it may still land. Retrying is safe (same id,
@@ -321,11 +330,15 @@ class EventStore:
 
         return await patiently(attempt, self.patience, f"append to {table}", self._count_retry)
 
-    async def _publish(self, subject: str, data: bytes, headers: dict[str, str]) -> _PubAck:
+    async def _publish(self, subject: str, data: bytes, headers: bytes | dict[str, str]) -> _PubAck:
         """An acknowledged publish, raising what ``js.publish`` raises (``APIError`` with the
-        server's codes, ``NoStreamResponseError`` when no stream listens)."""
+        server's codes, ``NoStreamResponseError`` when no stream listens, ``nats.errors.TimeoutError``
+        without an answer); ``headers`` as a dict or already encoded (``encode_headers``)."""
         try:
-            msg = await self.nc.request(subject, data, timeout=self.timeout, headers=dict(headers))
+            if isinstance(headers, bytes):
+                msg = await self.requests.request(subject, data, self.timeout, header=headers)
+            else:
+                msg = await self.requests.request(subject, data, self.timeout, headers=headers)
         except nats.errors.NoRespondersError:
             raise nats.js.errors.NoStreamResponseError from None
         ack = _decode_ack(msg.data)

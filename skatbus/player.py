@@ -26,13 +26,11 @@ import contextlib
 import inspect
 import secrets
 import time
-from itertools import count
 from typing import Any, Protocol
 
 import msgspec
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.errors import NoRespondersError
 
 from protocol.registry import decode_update
 from protocol.subjects import (
@@ -44,6 +42,7 @@ from protocol.subjects import (
 from protocol.wire import Reply, Update, decode, encode
 from services import logs
 from services.connection import each_reconnect
+from services.requester import Requester
 
 from .bot_guard import REJECTED, describe, guarded
 from .bots import Bot
@@ -67,44 +66,26 @@ class Observer(Protocol):
 class Inbox:
     """Request/reply through ``_INBOX.<player>.<random>.<n>``: works on any connection
     (``nc.request`` would use the connection's own inbox prefix, which a connection shared by
-    several players cannot set to each of them)."""
+    several players cannot set to each of them). One subscription and one time-out timer for
+    all of the player's requests (``services.requester``); a time-out raises
+    ``nats.errors.TimeoutError`` (an ``asyncio.TimeoutError``), nobody listening
+    ``NoRespondersError``; ``stop`` cancels what is still waiting."""
 
     def __init__(self, nc: Client, player: str) -> None:
         self.nc = nc
         self.prefix = f"{player_inbox(player)}.{secrets.token_hex(6)}"
-        self._waiting: dict[str, asyncio.Future[Msg]] = {}
-        self._ids = count()
-        self._sub: Any = None
+        self._requests = Requester(nc, self.prefix)
 
     async def start(self) -> None:
-        self._sub = await self.nc.subscribe(f"{self.prefix}.*", cb=self._on_reply)
+        await self._requests.start()
 
     async def stop(self) -> None:
-        if self._sub is not None:
-            with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
-        for future in self._waiting.values():
-            future.cancel()
-
-    async def _on_reply(self, msg: Msg) -> None:
-        future = self._waiting.pop(msg.subject, None)
-        if future is not None and not future.done():
-            future.set_result(msg)
+        await self._requests.close(cancel=True)
 
     async def request(self, subject: str, data: bytes, timeout: float) -> Msg:
-        reply = f"{self.prefix}.{next(self._ids)}"
-        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
-        self._waiting[reply] = future
-        try:
-            await self.nc.publish(subject, data, reply=reply, headers=None)
-            msg = await asyncio.wait_for(future, timeout)
-        finally:
-            self._waiting.pop(reply, None)
-        if msg.headers and msg.headers.get("Status") == "503" and not msg.data:
-            # The broker's answer when nobody listens: no service runs, or the services do not
-            # listen to this player (it sits at no open table, or it is flooding them).
-            raise NoRespondersError
-        return msg
+        # NoRespondersError is the broker's answer when nobody listens: no service runs, or
+        # the services do not listen to this player (it sits at no open table, or it floods them).
+        return await self._requests.request(subject, data, timeout)
 
 
 class RemotePlayer:

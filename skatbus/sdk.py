@@ -58,6 +58,7 @@ from protocol.thirty_one.views import ThirtyOneUpdate, ThirtyOneView
 from protocol.wire import Update
 from services import logs
 from services.connection import ConnectionSettings, connect
+from services.requester import for_connection
 
 from .bots import bot_games, bots_of, make_bot
 from .nonce_giver import NonceGiver
@@ -252,8 +253,8 @@ class _Backoff:
 
 async def hello(nc: Client, player: str) -> int:
     """Ask the views service to send our pending prompts again; how many it sent (-1: no answer)."""
-    try:
-        reply = await nc.request(hello_subject(player), b"", timeout=2.0)
+    try:  # through the connection's one reply inbox, shared with its other requests
+        reply = await for_connection(nc).request(hello_subject(player), b"", timeout=2.0)
     except Exception:
         return -1
     return int(msgspec.json.decode(reply.data).get("prompts", 0))
