@@ -2,13 +2,17 @@
 
 What it trusts: only what the broker guarantees. The table an update is for is taken from the
 subject it arrived on (``skat.view.<player>.<table>``), and an update whose contents name
-another table or another player is ignored. Replies come to the player's own inbox
+another table or another player is ignored. A player of one tournament (``tournament``) acts
+only at that tournament's tables (``<id>-g0r1``, ``<id>-s1t2``): a player's name is all its
+subject says, and built-in bots have the same names in every tournament, so the tables of an
+older, interrupted tournament on the same server prompt them too. Replies come to the player's own inbox
 (``_INBOX.<player>.<id>``), the only place the services answer it, whichever connection it
 shares (the tournament runner puts all its bots on one).
 
 What it survives: a command is idempotent by ``at`` (the prompt's log position), so it is sent
-again after a short time-out until it is answered or the prompt's deadline has passed; and
-after every reconnect the player asks for its pending prompts again (hello), so a prompt
+again after a short time-out until it is answered or the prompt's deadline has passed; a prompt
+of the same index that comes again after it was given up on gets the same command again (the
+services re-prompt with a later deadline once they are back); and after every reconnect the player asks for its pending prompts again (hello), so a prompt
 published while it was away is not lost.
 
 What its bot may get wrong: the bot is played through ``skatbus.bot_guard.Guarded``, so an
@@ -46,6 +50,7 @@ from services.requester import Requester
 
 from .bot_guard import REJECTED, describe, guarded
 from .bots import Bot
+from .tournament_end import tournament_of_table
 
 RETRY_CODES = frozenset({"busy", "unavailable", "rate_limited", "no_table"})
 """Worth sending again until the deadline. ``no_table`` too: the prompt proves the table
@@ -100,6 +105,7 @@ class RemotePlayer:
         observer: Observer | None = None,
         json: bool = False,
         hello_on_reconnect: bool = True,
+        tournament: str | None = None,
     ) -> None:
         self.nc = nc
         self.observer = observer
@@ -111,15 +117,24 @@ class RemotePlayer:
         """Ask for JSON updates (in every hello)."""
         self.hello_on_reconnect = hello_on_reconnect
         """Say hello after every reconnect (off when the connection does it itself)."""
+        self.tournament = tournament
+        """Play only this tournament's tables (None: every table that prompts us)."""
         self.answered: dict[str, int] = {}
         self.rejections: list[Reply] = []
         self.ignored = 0
         """Updates that did not fit the subject they came on (or could not be read)."""
+        self.elsewhere = 0
+        """Updates of another tournament's tables, dropped unread."""
         self.retries = 0
         self.log = logs.get(player=player)
         self.inbox = Inbox(nc, player)
         self._sub: Any = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._abandoned: dict[str, tuple[int, Any]] = {}
+        """Per table, the prompt index and command given up on without an answer: a prompt of
+        that index re-sent (the services back after an outage, with a later deadline) gets it again."""
+        self._deadline: dict[str, tuple[int, float]] = {}
+        """Per table, the prompt index and deadline of its latest repeat: the command is sent until then."""
         self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -159,9 +174,16 @@ class RemotePlayer:
         """Prompts published while we were away reached nobody: ask for them again."""
         self.log.info("hello_after_reconnect", prompts=await self.hello())
 
+    def plays(self, table: str) -> bool:
+        """Whether ``table`` is ours to play: any table, or only our tournament's."""
+        return self.tournament is None or tournament_of_table(table) == self.tournament
+
     async def _on_update(self, msg: Msg) -> None:
         try:
             player, table = parse_view_subject(msg.subject)
+            if not self.plays(table):  # another tournament's: not even decoded, not a fault
+                self.elsewhere += 1
+                return
             update: Update = decode_update(msg.data)  # any game's: its view names it
         except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             self.ignored += 1
@@ -171,12 +193,21 @@ class RemotePlayer:
             self.ignored += 1
             self.log.warning("update_does_not_fit", subject=msg.subject[:100], table=update.view.table[:64])
             return
-        if not update.your_turn or self.answered.get(table, -1) >= update.index:
+        if not update.your_turn or self.answered.get(table, -1) > update.index:
             return
-        self.answered[table] = update.index
-        if self.observer is not None:
-            self.observer.prompted(table)
-        task = asyncio.ensure_future(self._act(table, update))
+        if self.answered.get(table) == update.index:  # a repeat: answered, still being sent, or given up
+            self._deadline[table] = (update.index, update.deadline)  # a later one: sent on until then
+            again = self._abandoned.pop(table, None)
+            if again is None or again[0] != update.index:
+                return
+            work = self._send(table, update, again[1], resent=True)  # the same command, until the new deadline
+        else:
+            self.answered[table] = update.index
+            self._abandoned.pop(table, None)
+            if self.observer is not None:
+                self.observer.prompted(table)
+            work = self._act(table, update)
+        task: asyncio.Task[Any] = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -196,9 +227,10 @@ class RemotePlayer:
                 return
             await self._send(table, update, default)
 
-    async def _send(self, table: str, update: Update, chosen: Any) -> Reply | None:
+    async def _send(self, table: str, update: Update, chosen: Any, resent: bool = False) -> Reply | None:
         """Send ``chosen`` as the answer to ``update`` until it is answered (or given up);
-        the services' reply when they refused it as illegal, else None."""
+        the services' reply when they refused it as illegal, else None. ``resent``: it was
+        sent before, so ``stale`` may mean that an earlier attempt landed."""
         action = msgspec.structs.replace(chosen, at=update.index)
         data = encode(action)
         subject = command_subject(self.player, table)
@@ -215,7 +247,7 @@ class RemotePlayer:
                 reply = Reply(ok=False, code="unavailable", reason=repr(exc))
             if reply.ok:
                 return None
-            if reply.code == "stale" and sent > 1:
+            if reply.code == "stale" and (sent > 1 or resent):
                 return None  # an earlier attempt landed; its answer was lost on the way
             if reply.code == "paused":
                 self.log.info("table_paused", table=table, reason=reply.reason)
@@ -224,8 +256,10 @@ class RemotePlayer:
                 self.rejections.append(reply)
                 self.log.warning("command_rejected", table=table, code=reply.code, reason=reply.reason)
                 return reply if reply.code == "illegal" else None
-            if time.time() > give_up:
+            index, later = self._deadline.get(table, (-1, 0.0))
+            if time.time() > (max(give_up, later + GRACE) if index == update.index else give_up):
                 self.log.warning("command_abandoned", table=table, code=reply.code, reason=reply.reason)
+                self._abandoned[table] = (update.index, chosen)
                 return None
             self.retries += 1
             self.log.debug("command_retry", table=table, code=reply.code, reason=reply.reason[:80])

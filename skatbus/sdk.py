@@ -137,7 +137,7 @@ class BotPlayer(RemotePlayer):
         """Told of every update: its table names the tournament to ask about, and it is not idle."""
 
     async def _on_update(self, msg: Msg) -> None:
-        if self.end is not None:
+        if self.end is not None and self.plays(msg.subject.rpartition(".")[2]):  # another's: not a sign of life
             self.end.heard(msg.subject)
         await super()._on_update(msg)
 
@@ -272,8 +272,8 @@ async def play(
 ) -> BotPlayer:
     """Play as ``player`` until ``stop`` is set; returns the player (its rejections and
     faults, for one). ``forever`` False: also stop once the tournament that named this
-    player is over; ``tournament``: once that tournament is over (``BotPlayer.ended`` says
-    which)."""
+    player is over; ``tournament``: play only that tournament's tables, and stop once it is
+    over (``BotPlayer.ended`` says which)."""
     check_token("player", player)
     if tournament is not None:
         check_token("tournament", tournament)
@@ -294,7 +294,8 @@ async def _serve(
     # The connection says hello after each reconnect (connect_player); the player need not.
     bot = _Threaded(bot) if getattr(bot, "blocking", False) else bot
     end = TournamentEnd(nc, player, tournament) if tournament is not None or not forever else None
-    remote = BotPlayer(nc, player, bot, end, hello_on_reconnect=False)  # guarded (skatbus.bot_guard)
+    # With its tournament known, only that tournament's tables are played (``RemotePlayer.plays``).
+    remote = BotPlayer(nc, player, bot, end, hello_on_reconnect=False, tournament=tournament)  # guarded
     nonces = NonceGiver(nc, player)  # a fair tournament that seats us gets a nonce of ours
     if end is not None:
         await end.start()  # asks at once whether the tournament already ended
@@ -334,8 +335,8 @@ def run(
 ) -> str:
     """Play until Ctrl-C or SIGTERM, or until the tournament that seated this player is over
     (the blocking entry point for scripts); returns why it stopped ("" for a signal, else e.g.
-    ``"tournament t-... is over"``). ``tournament``: stop when that one is over (at once if it
-    ended before the bot started); ``forever``: never stop for a tournament's end. The settings are checked before anything starts, so a
+    ``"tournament t-... is over"``). ``tournament``: play only that one's tables, and stop when it
+    is over (at once if it ended before the bot started); ``forever``: never stop for a tournament's end. The settings are checked before anything starts, so a
     missing key file fails at once (``SettingsError``).
 
     With ``patience`` (seconds; ``math.inf`` for ever) a server that cannot be reached, or

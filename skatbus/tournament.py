@@ -429,7 +429,11 @@ async def run_tournament(
     # constructor raises (skatbus.bot_loader.BotLoadError) leaves no tournament half begun.
     players = [
         RemotePlayer(
-            nc, entrant, make_bot(bot, bot_seed(config, entrant), config.game), request_timeout=request_timeout
+            nc,
+            entrant,
+            make_bot(bot, bot_seed(config, entrant), config.game),
+            request_timeout=request_timeout,
+            tournament=config.id,  # the same names play in every tournament: only our tables
         )
         for entrant, bot in config.bots.items()
     ]
@@ -1162,7 +1166,8 @@ def entrant_warnings(
         tail = f": all its {s.timeouts} turns timed out"
         h = (heard or {}).get(s.player)
         if s.player in bots:
-            out.append(f"{s.player} (built-in bot {bots[s.player]}) never answered{tail}")
+            kind = "in-process class" if ":" in bots[s.player] else "built-in bot"  # a spec: bot_loader.is_spec
+            out.append(f"{s.player} ({kind} {bots[s.player]}) never answered{tail}")
         elif h is None:  # not listened to
             out.append(f"{s.player} never answered{tail}")
         elif not h.hellos and not h.commands:
