@@ -64,13 +64,28 @@ class TimeControl(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 _NOTATION: Final = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?)\s*)?")
 
 
+MAX_CONTROL_SECONDS: Final = 999_999
+"""The largest budget or increment a time control takes: the largest whole number of seconds
+(11.5 days) its notation (``str(TimeControl)``, six significant digits, which is how the rules
+record and compare it) writes exactly; more would be written as ``1e+06`` and read back as
+nonsense."""
+
+
 def parse_time_control(text: str) -> TimeControl:
-    """``"120+2"`` (120 s budget, 2 s increment) or ``"300"`` (no increment); ``ValueError``
-    for anything else."""
+    """``"120+2"`` (120 s budget, 2 s increment) or ``"300"`` (no increment), blanks around
+    the numbers allowed; ``ValueError`` for anything else, for more than
+    ``MAX_CONTROL_SECONDS`` and for more digits than the notation keeps (so that what is
+    parsed is what is recorded, not a rounded value)."""
     match = _NOTATION.fullmatch(text)
     if match is None:
         raise ValueError(f"a time control is BUDGET+INCREMENT in seconds (e.g. 120+2), not {text!r}")
-    return TimeControl(budget=float(match[1]), increment=float(match[2] or 0))
+    budget, increment = float(match[1]), float(match[2] or 0)
+    for what, value in (("budget", budget), ("increment", increment)):
+        if value > MAX_CONTROL_SECONDS:
+            raise ValueError(f"a time control's {what} is at most {MAX_CONTROL_SECONDS} seconds, not {value:.0f}")
+        if float(f"{value:g}") != value:
+            raise ValueError(f"a time control's {what} has at most 6 significant digits, not {value!r}")
+    return TimeControl(budget=budget, increment=increment)
 
 
 class SeatClocks:

@@ -135,6 +135,11 @@ def stop_processes(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) 
             p.wait()
 
 
+class ServiceDidNotStart(TimeoutError):
+    """A service of the stack did not answer its health check in time (a machine too busy, or
+    a service that died at start: its log says which): one line from the CLI, exit code 1."""
+
+
 async def wait_ready(
     url: str | ConnectionSettings, names: tuple[str, ...] = tuple(SERVICES), timeout: float = 30.0
 ) -> None:
@@ -152,7 +157,9 @@ async def wait_ready(
                     break
                 except Exception:
                     if loop.time() > end:
-                        raise TimeoutError(f"service {name} did not come up within {timeout} s") from None
+                        raise ServiceDidNotStart(
+                            f"service {name} did not come up within {timeout:g} s (is the machine very busy? its log says more)"
+                        ) from None
                     await asyncio.sleep(0.05)
     finally:
         await client.close()

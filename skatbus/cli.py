@@ -212,6 +212,7 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
     from services.auth import AuthError
     from services.certs import CertError
     from services.connection import SettingsError, Unreachable
+    from services.main import ServiceDidNotStart
     from services.natsserver import StartRefused
     from services.store import Unavailable
 
@@ -224,7 +225,7 @@ def _guarded(args: argparse.Namespace, command: Callable[[], int]) -> int:
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
         reason = (exc.strerror or exc.__class__.__name__).lower()
         return _say(args, f"{exc.filename}: {reason}" if exc.filename else reason, 2)
-    except Unreachable as exc:
+    except (Unreachable, ServiceDidNotStart) as exc:
         return _say(args, str(exc), 1)
     except Unavailable as exc:  # the store did not answer (no JetStream, or not for this user)
         return _say(args, f"{exc} (does this server run JetStream, and may this user use it?)", 1)

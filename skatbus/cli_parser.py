@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -69,8 +70,47 @@ class SkatParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", DefaultsHelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse's, noting the words parsed: ``error`` needs them to tell whose mistake an
+        unknown argument is."""
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
+        """One line and exit code 2. An unknown argument is the mistake of the (sub)command it
+        was given to: argparse leaves it to the top parser, which would name ``skat`` and point
+        to ``skat --help`` for ``skat tournament --bogus``."""
+        words: list[str] | None = getattr(self, "_words", None)
+        if message.startswith("unrecognized arguments") and words is not None:
+            self.exit(USAGE_ERROR, one_line_error(self.innermost(words).prog, message))
         self.exit(USAGE_ERROR, one_line_error(self.prog, message))
+
+    def innermost(self, argv: Sequence[str]) -> argparse.ArgumentParser:
+        """The (sub)command parser ``argv`` names: each word that is a subcommand of the
+        parser reached so far goes one level down (``skat iss export ...``: ``iss export``'s)."""
+        parser: argparse.ArgumentParser = self
+        for word in argv:
+            chosen = next(
+                (
+                    action.choices[word]
+                    for action in parser._actions
+                    if isinstance(action, argparse._SubParsersAction) and word in action.choices
+                ),
+                None,
+            )
+            if chosen is not None:
+                parser = chosen
+        return parser
+
+
+def seed_text(text: str) -> str:
+    """``--seed``'s type where any text is a seed: an empty one would silently deal from
+    ``""``, which is no seed anyone meant (the tournament and ``skat run`` refuse it too)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty (leave it out for the default)")
+    return text
 
 
 def one_line_error(prog: str, message: str) -> str:

@@ -152,13 +152,13 @@ def duplicate(candidate: str, baseline: str, deals: int, seed: str = "duplicate"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli_parser import SkatParser
+    from .cli_parser import SkatParser, seed_text
 
     parser = SkatParser(prog="python -m skatbus.duplicate", description=__doc__.split("\n\n")[0])
     parser.add_argument("candidate", help="the bot under test (e.g. pimc)")
     parser.add_argument("baseline", help="the bot it is compared with (e.g. heuristic)")
     parser.add_argument("--deals", type=int, default=2000, help="deals (rounded up to whole tables of 3)")
-    parser.add_argument("--seed", default="duplicate", help="seed of the cards")
+    parser.add_argument("--seed", type=seed_text, default="duplicate", help="seed of the cards")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
     args = parser.parse_args(argv)
     for name in (args.candidate, args.baseline):

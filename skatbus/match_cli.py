@@ -37,6 +37,7 @@ from services.connection import (
 )
 from services.connection import add_arguments as add_connection_arguments
 
+from .cli_parser import seed_text
 from .errors import UsageError
 from .match import (
     DEFAULT_EVERY,
@@ -109,7 +110,9 @@ def register(subparsers: Any) -> None:
         default=None,
         help="Thirty-one: players at the table, 2-9 (default 3); Skat plays at tables of 3",
     )
-    p.add_argument("--seed", default=DEFAULT_SEED, help=f"seed of the cards and the bots (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--seed", type=seed_text, default=DEFAULT_SEED, help=f"seed of the cards and the bots (default {DEFAULT_SEED})"
+    )
     p.add_argument(
         "--reseed-candidate",
         action="store_true",

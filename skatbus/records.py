@@ -215,12 +215,16 @@ class ArchiveLine(msgspec.Struct):
     event: Event | UnknownEvent
 
 
-def read_archive(lines: Iterable[str | bytes], warnings: Warnings | None = None) -> Iterator[ArchiveLine]:
+def read_archive(
+    lines: Iterable[str | bytes], warnings: Warnings | None = None, stopped: set[str] | None = None
+) -> Iterator[ArchiveLine]:
     """The events of an archive, in file order. A line that does not decode costs only its
     table (``archive_reader``): it is named in ``warnings`` (one line each) and that table's
     later lines are dropped, so its unfinished deal is not exported; without ``warnings`` it
-    raises ``ValueError`` with its number, as does a file that is no archive at all."""
-    stopped: set[str] = set()
+    raises ``ValueError`` with its number, as does a file that is no archive at all. The
+    tables so cut short (the ones a damaged line names) are added to ``stopped``."""
+    if stopped is None:
+        stopped = set()
     try:
         for item in entries(lines):
             if isinstance(item, Damage):
@@ -436,7 +440,7 @@ def _codes_of(hand: int, discard: list[str]) -> list[str]:
 
 
 def export_events(
-    items: Iterable[ArchiveLine], date: str, notes: list[str] | None = None
+    items: Iterable[ArchiveLine], date: str, notes: list[str] | None = None, unfinished: list[str] | None = None
 ) -> Iterator[tuple[str, int, str | None, str]]:
     """(table, deal, record line or None, why not) for every scored deal of an archive.
 
@@ -445,7 +449,9 @@ def export_events(
     table whose log does not fold (it breaks the rules, or holds an event of a newer skatbus)
     is dropped from there, with one line in ``notes`` (raised as ``LogError`` without it); the
     other tables are exported. ``notes`` also says once that 4-player tables are exported with
-    each deal's 3 active seats (``FOUR_PLAYERS``)."""
+    each deal's 3 active seats (``FOUR_PLAYERS``). ``unfinished`` gets, at the end, every table
+    whose log stops with deals still to come (a deal begun and not scored, or the next deal
+    owed): with a damaged line that is what tells deals lost from a lost closing line alone."""
     tables: dict[str, TableExport] = {}
     dropped: set[str] = set()
     for line in items:
@@ -454,12 +460,8 @@ def export_events(
             continue
         t = tables.setdefault(line.table, TableExport())
         tokens = _move_tokens(t, event) if isinstance(event, Event) else []
-        if type(event) is DealDealt:
-            t.current = _start_deal(t.state, event)
-            if notes is not None and t.state.n == 4 and FOUR_PLAYERS not in notes:
-                notes.append(FOUR_PLAYERS)
         try:
-            t.state.apply(event)
+            t.state.apply(event)  # first: a deal of a table never opened (a newer table_opened) is refused here
         except LogError as exc:
             if notes is None:
                 raise
@@ -467,6 +469,10 @@ def export_events(
             dropped.add(line.table)
             del tables[line.table]
             continue
+        if type(event) is DealDealt:  # the players and rules it reads are not changed by the deal
+            t.current = _start_deal(t.state, event)
+            if notes is not None and t.state.n == 4 and FOUR_PLAYERS not in notes:
+                notes.append(FOUR_PLAYERS)
         dr = t.current
         if dr is not None and tokens:
             dr.moves += tokens
@@ -475,6 +481,12 @@ def export_events(
             t.current = None
         elif type(event) is TableClosed:
             del tables[line.table]
+    if unfinished is not None:
+        unfinished += [
+            name
+            for name, t in tables.items()
+            if not t.state.closed and (t.current is not None or not isinstance(due(t.state), TableClosed))
+        ]
 
 
 def _start_deal(state: TableState, e: DealDealt) -> DealRecord:

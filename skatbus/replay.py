@@ -692,9 +692,13 @@ def summary(log: TableLog, out: TextIO, titled: bool = False) -> int:
                 passed.setdefault(state.deal_no, []).append(name(state, step.event.seat))
     except LogError as exc:
         code = 1
+        if state is None or not state.players:  # not even opened: no deals, no seats to list
+            print(f"table {log.table}: cannot be read ({breaks(exc)})", file=out)
+            return code
         print(f"({breaks(exc)}; deals up to there)", file=out)
-    if state is None:
-        return code
+    if state is None or not state.players:
+        print(f"table {log.table}: cannot be read (its log does not open the table)", file=out)
+        return 1
     print(f"table {state.table}{' (Skat)' if titled else ''}: {', '.join(state.players)}", file=out)
     print(
         f"{'deal':>4}  {'declarer':<16} {'game':<36} {'result':<15} {'doubled':<16} {'bid':>3} {'value':>5} "

@@ -109,12 +109,18 @@ def summary_tables(logs: list[TableLog], out: TextIO) -> int:
     code = 0
     titled = not _skat_only(logs)
     games = [log_game(log) for log in logs]
+    broken: list[str] = []
     for i, log in enumerate(logs):
         if i and "skat" in (games[i], games[i - 1]):  # a Skat table's block stands apart
             print(file=out)
-        code = max(code, summary(log, out, titled))
+        done = summary(log, out, titled)
+        if done:
+            broken.append(log.table)
+        code = max(code, done)
     if len(logs) > 1:
         print(f"\n{len(logs)} tables", file=out)
+    if broken:
+        print(f"{len(broken)} of {len(logs)} tables cannot be read whole: {', '.join(broken)}", file=out)
     return code
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from protocol.events import DealDealt, DealScored, PlayerTimedOut
+from protocol.events import DealDealt, DealScored, PlayerTimedOut, UnknownEvent
 from protocol.skat.games import skat_order
 from protocol.skat.scoring import DealResult
 from protocol.skat.table import LogError
@@ -278,10 +278,13 @@ def _disagreements(
 ) -> list[str]:
     """Where results.json disagrees with the archive (and the tournament's log beside it), one
     line per field; a warning instead when the archive cannot be read whole (then it is no
-    truth to check against either)."""
+    truth to check against either). A table with an event of a newer skatbus (a newer
+    ``table_opened`` above all) is not read whole either: its standings would be missing."""
     if results_path is None or not results:
         return []
-    unread = [t for t, log in logs.items() if log.problem is not None]
+    unread = [
+        t for t, log in logs.items() if log.problem is not None or any(isinstance(e, UnknownEvent) for e in log.events)
+    ]
     if unread or damaged:
         damaged.append(
             f"results.json is not checked against the archive: {len(unread) or 'some'} table(s) cannot be read whole"

@@ -39,7 +39,7 @@ from protocol.thirty_one import GAME, Rejection, ThirtyOneRules, ThirtyOneState,
 from protocol.tournament import Z95, half_width_95
 
 from . import bot_loader
-from .cli_parser import SkatParser
+from .cli_parser import SkatParser, seed_text
 from .thirty_one_bots import BOTS, T31Bot, make_bot, observe
 
 BotSpec = str | T31Bot
@@ -363,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"one per seat, comma-separated: {', '.join(sorted(BOTS))}, or a class of your own, MODULE:CLASS or "
         "PATH.py:CLASS (docs/in-process-bots.md)",
     )
-    parser.add_argument("--seed", default="t31-eval")
+    parser.add_argument("--seed", type=seed_text, default="t31-eval")
     parser.add_argument(
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a table option, e.g. throw_down=true"
     )

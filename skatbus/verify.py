@@ -174,15 +174,27 @@ def verify_run(
         checked("the deals' source", _check_deal_source, config, state, events, results, found)
         if results is not None:
             checked("results.json", _check_results_header, config, results, problems)
-        logs = checked("archive.jsonl", _archive, raw["archive.jsonl"], problems) or {}
+        damaged: set[str] = set()
+        """Tables whose archive lines are damaged or out of order: their problem is said once."""
+        logs = checked("archive.jsonl", _archive, raw["archive.jsonl"], problems, damaged) or {}
         checked("the schedule", _check_schedule, events, logs, problems)
         scheduled = checked("the tables", _check_tables_present, state, logs, problems) or []
+        unreadable = set(damaged)
+        """Tables not read whole (damaged, or an event of a newer skatbus): no truth to check
+        results.json against, so one problem each and not one per field they make differ."""
         for spec in scheduled:
-            found.deals += checked(f"table {spec.table}", _replay, spec, logs[spec.table], state, problems) or 0
+            found.deals += (
+                checked(f"table {spec.table}", _replay, spec, logs[spec.table], state, problems, unreadable) or 0
+            )
         found.tables = len(scheduled)
         table_logs = {spec.table: logs[spec.table] for spec in scheduled}
-        checked("the table results", _check_table_results, state, table_logs, results, problems)
-        if results is not None:
+        checked("the table results", _check_table_results, state, table_logs, results, problems, unreadable)
+        if results is not None and unreadable & set(table_logs):
+            found.notes.append(
+                f"results.json: the standings are not checked against the archive: "
+                f"{len(unreadable & set(table_logs))} table(s) cannot be read whole"
+            )
+        elif results is not None:
             checked("the standings", _check_standings, config, state, table_logs, results, problems)
     doc = checked("signature.json", read_signature, run_dir)
     found.key = doc.get("key") if isinstance(doc, dict) and isinstance(doc.get("key"), str) else None
@@ -259,13 +271,22 @@ def _tournament(data: bytes, problems: list[str]) -> tuple[TournamentState | Non
     return state, events
 
 
-def _archive(data: bytes, problems: list[str]) -> dict[str, list[Event | UnknownEvent]]:
+UNTOLD: Final = ""
+"""In the set of damaged tables: a damaged line whose table could not be told (a cut last
+line): a table that then ends before it closed is taken to be its table, not a second problem."""
+
+
+def _archive(
+    data: bytes, problems: list[str], damaged: set[str] | None = None
+) -> dict[str, list[Event | UnknownEvent]]:
     """Every table's events from archive.jsonl, in the order of the file. A line that does
     not decode, or an event index out of sequence, is a problem; a damaged line costs only its
-    table (``archive_reader``): that table is checked up to there (its replay then says it
-    ends early), every other table whole."""
+    table (``archive_reader``): that table is checked up to there, every other table whole.
+    One problem per damaged table, as the replay says it: a line inserted or lost would
+    otherwise put every later event of the table out of sequence, one problem each. The
+    tables so cut short go to ``damaged`` (their replay does not add that they end early)."""
+    stopped: set[str] = set() if damaged is None else damaged
     logs: dict[str, list[Event | UnknownEvent]] = {}
-    stopped: set[str] = set()
     try:
         for item in entries(data.splitlines()):
             if isinstance(item, Damage):
@@ -273,7 +294,7 @@ def _archive(data: bytes, problems: list[str]) -> dict[str, list[Event | Unknown
                 problems.append(f"archive.jsonl line {item.lineno}: not an archived event ({item.reason}; {table})")
                 if item.table is not None:
                     logs.setdefault(item.table, [])
-                    stopped.add(item.table)
+                stopped.add(item.table or UNTOLD)
                 continue
             if item.table in stopped:
                 continue
@@ -281,8 +302,10 @@ def _archive(data: bytes, problems: list[str]) -> dict[str, list[Event | Unknown
             if item.index != len(log):
                 problems.append(
                     f"archive.jsonl line {item.lineno}: table {item.table} event {item.index} where event {len(log)} "
-                    "belongs (events missing or out of order)"
+                    "belongs (events missing or out of order); the table is checked up to there"
                 )
+                stopped.add(item.table)
+                continue
             log.append(item.event)
     except NotAnArchive as exc:
         problems.append(f"archive.jsonl {exc}: the tables are not checked")
@@ -443,12 +466,27 @@ def _check_tables_present(
 
 
 def _replay(
-    spec: TableSpec, log: Sequence[Event | UnknownEvent], tournament: TournamentState, problems: list[str]
+    spec: TableSpec,
+    log: Sequence[Event | UnknownEvent],
+    tournament: TournamentState,
+    problems: list[str],
+    unreadable: set[str] | None = None,
 ) -> int:
-    """Check one table's log (see the module docstring); the deals it dealt."""
+    """Check one table's log (see the module docstring); the deals it dealt. A table that
+    cannot be read whole (in ``unreadable``: damaged lines, said already; or an event of a
+    newer skatbus, said here) is added to ``unreadable``."""
     assert tournament.config is not None
     config = tournament.config
     name = spec.table
+    cut = unreadable is not None and name in unreadable
+    if unreadable is None:
+        unreadable = set()
+    if log and isinstance(log[0], UnknownEvent):  # a newer table_opened: not a missing one
+        problems.append(f"table {name}, event 0: {newer_event(log[0])}")
+        unreadable.add(name)
+        return 0
+    if not log and cut:
+        return 0
     if not log or not registry.is_opening(log[0]):
         problems.append(f"table {name}: its log does not start with table_opened")
         return 0
@@ -457,7 +495,9 @@ def _replay(
     differences = 0
     for position, logged in enumerate(log):
         if isinstance(logged, UnknownEvent):  # a newer skatbus wrote it: nothing after it can be judged
-            problems.append(f"table {name}, event {position}: {newer_event(logged)}")
+            if not (cut and position == len(log) - 1):  # else the line the index gap after it said
+                problems.append(f"table {name}, event {position}: {newer_event(logged)}")
+            unreadable.add(name)
             return _deals(state)
         event: Event = logged
         if position and game.owner(logged) is not None:
@@ -482,6 +522,7 @@ def _replay(
             state.apply(event)
         except NewerEvent as exc:
             problems.append(f"table {name}, event {exc.position}: {exc.reason}")
+            unreadable.add(name)
             return _deals(state)
         except LogError as exc:
             problems.append(f"table {name}, event {position}: {exc.reason} (against the rules)")
@@ -490,7 +531,9 @@ def _replay(
             _check_opening(spec, state, tournament, problems)
             if game.name != config.game:
                 problems.append(f"table {name}: a table of {game.name}, but the tournament plays {config.game}")
-    if not state.closed:
+    if not state.closed and UNTOLD in unreadable:  # likely the damaged line whose table was not told
+        unreadable.add(name)
+    elif not state.closed and not cut:  # a damaged table's end was said as its damage
         problems.append(f"table {name}: its log ends before the table closed")
     return _deals(state)
 
@@ -560,8 +603,11 @@ def _check_table_results(
     table_logs: Mapping[str, Sequence[Event | UnknownEvent]],
     results: Mapping[str, Any] | None,
     problems: list[str],
+    unreadable: set[str] | None = None,
 ) -> None:
-    want = _finished_of(table_logs)
+    """The table results of results.json and tournament.jsonl against the archive's, for the
+    tables it holds whole (an ``unreadable`` one gives no result to hold them against)."""
+    want = {t: (None if unreadable and t in unreadable else r) for t, r in _finished_of(table_logs).items()}
     _compare_results("tournament.jsonl", dict(state.finished), want, problems)
     if results is None:
         return

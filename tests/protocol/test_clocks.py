@@ -263,3 +263,17 @@ def test_summaries_are_median_nearest_rank_p95_and_longest(
 def test_no_samples_summarize_to_nothing() -> None:
     s = summarize([], unmeasured=2)
     assert (s.moves, s.median, s.p95, s.longest, s.unmeasured) == (0, None, None, None, 2)
+
+
+@pytest.mark.parametrize("text", ["1000000+0", "99999999999999+0", "5+1000000", "0.1234567+0"])
+def test_a_time_control_its_notation_cannot_write_is_refused(text: str) -> None:
+    """Once parsed, a time control is recorded as ``str(control)`` and parsed again: a budget
+    ``%g`` writes as ``1e+06`` (or rounds) must be refused here, in words, not crash later."""
+    with pytest.raises(ValueError, match="at most"):
+        parse_time_control(text)
+
+
+@pytest.mark.parametrize("text", ["999999+0", "120+2", " 5+1", "0.5+0.25"])
+def test_a_time_control_reads_back_as_it_was_given(text: str) -> None:
+    control = parse_time_control(text)
+    assert parse_time_control(str(control)) == control

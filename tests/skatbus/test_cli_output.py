@@ -65,7 +65,15 @@ ARGPARSE_MISTAKES: dict[str, tuple[list[str], str, str]] = {
     # name: (arguments, the command the line names, what it must say)
     "a bad number": (["tournament", "--rounds", "x"], "skat tournament", "argument --rounds: invalid int value: 'x'"),
     "a bad number to skat run": (["run", "--groups", "many"], "skat run", "invalid int value: 'many'"),
-    "an unknown option": (["local", "--tabels", "3"], "skat", "unrecognized arguments: --tabels 3"),
+    "an unknown option": (["local", "--tabels", "3"], "skat local", "unrecognized arguments: --tabels 3"),
+    "an unknown option to a tournament": (["tournament", "--bogus"], "skat tournament", "unrecognized arguments"),
+    "an unknown option to a nested command": (
+        ["iss", "export", "a.jsonl", "--out", "b.sgf", "--bogus"],
+        "skat iss export",
+        "unrecognized arguments: --bogus",
+    ),
+    "an unknown option before any command": (["--bogus", "local"], "skat local", "unrecognized arguments: --bogus"),
+    "an empty seed to skat match": (["match", "--seed", ""], "skat match", "argument --seed: must not be empty"),
     "a missing argument": (["replay"], "skat replay", "the following arguments are required: source"),
     "an unknown command": (["tournamnt"], "skat", "invalid choice: 'tournamnt'"),
     "no command": ([], "skat", "the following arguments are required: command"),
@@ -104,6 +112,18 @@ def _entry_points() -> dict[str, tuple[Callable[[list[str]], Any], list[str]]]:
         "python -m skatbus.heuristic_fit": (heuristic_fit, ["--deals", "x"]),
         "python -m bench": (bench, ["--repeats", "x"]),
     }
+
+
+@pytest.mark.parametrize("prog", ["python -m skatbus.duplicate", "python -m skatbus.thirty_one_eval"])
+def test_an_empty_seed_is_refused_in_one_line(prog: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--seed ''`` would deal from no seed anyone meant: refused as the tournament refuses it."""
+    run, _ = _entry_points()[prog]
+    argv = ["pimc", "heuristic", "--seed", ""] if prog.endswith("duplicate") else ["--seed", ""]
+    with pytest.raises(SystemExit) as stopped:
+        run(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"{prog}: error: argument --seed: must not be empty"), err
 
 
 @pytest.mark.parametrize("prog", list(_entry_points()))

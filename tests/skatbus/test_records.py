@@ -188,7 +188,7 @@ def test_import_then_export_round_trips_every_comparable_record(
     archive, _ = imported(tmp_path, capsys)
     sgf = tmp_path / "back.sgf"
     code, out = run(capsys, "iss", "export", str(archive), "--out", str(sgf))
-    assert code == 0 and out == [f"exported 43 deals to {sgf}"]
+    assert code == 0 and out == [f"exported 43 deals to {sgf}; 0 not exportable"]
     back = {r.game_id: r for r in map(parse_record, sgf.read_text().splitlines())}
     assert len(back) == len(COMPARABLE) == 43
     for line in COMPARABLE:
@@ -224,7 +224,7 @@ def test_export_of_a_tournament_archive_checks_clean(tmp_path: Path, capsys: pyt
     deals = write_archive(archive, runs)
     sgf = tmp_path / "t.sgf"
     code, out = run(capsys, "iss", "export", str(archive), "--out", str(sgf))
-    assert code == 0 and out == [f"exported {deals} deals to {sgf}"]
+    assert code == 0 and out == [f"exported {deals} deals to {sgf}; 0 not exportable"]
     records = [parse_record(l) for l in sgf.read_text().splitlines()]
     assert len(records) == deals == 3 * 9 + 4
     for record in records:

@@ -158,3 +158,19 @@ def test_a_damaged_archive_is_not_taken_as_the_truth(
     assert (
         "skat report: warning: results.json is not checked against the archive: 1 table(s) cannot be read whole" in err
     )
+
+
+def test_a_table_of_a_newer_skatbus_is_not_a_disagreement(
+    copy: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table that cannot be read (its table_opened is of a newer skatbus) is missing from the
+    archive's standings: that is no truth to hold results.json against (exit 0, a warning)."""
+    folder = copy("skat")
+    archive = folder / "archive.jsonl"
+    lines = archive.read_bytes().splitlines(keepends=True)
+    entry = json.loads(lines[0])
+    entry["event"]["type"] = "table_opened/9"
+    archive.write_bytes(b"".join([json.dumps(entry).encode() + b"\n", *lines[1:]]))
+    code, err, page = _report(folder, capsys)
+    assert code == 0 and "disagrees" not in err, err
+    assert "results.json is not checked against the archive: 1 table(s) cannot be read whole" in err

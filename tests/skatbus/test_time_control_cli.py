@@ -45,6 +45,15 @@ def test_a_mistaken_time_control_is_one_line_and_exit_2(capsys: pytest.CaptureFi
     assert len(err) == 1 and err[0].startswith("skat tournament") and "BUDGET+INCREMENT" in err[0], err
 
 
+@pytest.mark.parametrize("large", ["1000000+0", "99999999999999+0"])
+def test_a_budget_over_the_maximum_is_one_line_and_exit_2(large: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """It was written as ``1e+06+0`` and parsed again: a traceback. Now refused, naming the maximum."""
+    assert main(["tournament", f"--time-control={large}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("skat tournament: --time-control: "), err
+    assert "at most 999999 seconds" in err[0], err
+
+
 def test_resume_refuses_another_time_control_and_takes_the_same() -> None:
     args, _ = _args("--time-control", "120+2")
     check_args(args)
