@@ -28,6 +28,7 @@ them (in trick play of a declared game; ``show`` by the declarer, once; ``resign
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Awaitable
 from typing import Any
 
@@ -41,6 +42,8 @@ from protocol.thirty_one import commands as t31_commands
 from protocol.thirty_one.cards import hand_value
 from protocol.thirty_one.views import ThirtyOneView
 from services import logs
+
+from .bot_thread import BotThread, on_a_loop
 
 RAISED = "raised"
 NOT_A_COMMAND = "not_a_command"
@@ -158,22 +161,49 @@ class Guarded:
     """``bot`` playing as ``player``, its failed turns played by the default move, logged once
     each and counted in ``faults`` (see the module docstring). Its ``act`` is plain when the
     bot's is, a coroutine when the bot's is ``async``. ``name`` is what the bot is known by
-    (its spec, e.g. ``my_bot.py:MyBot``)."""
+    (its spec, e.g. ``my_bot.py:MyBot``).
 
-    def __init__(self, bot: Any, player: str = "", name: str = "") -> None:
+    ``threaded`` (what ``skatbus.bot_loader`` sets for an in-process class, see
+    docs/in-process-bots.md): a plain ``act`` called from an event loop (``RemotePlayer``)
+    runs in the bot's own thread (``skatbus.bot_thread``) and ``act`` returns a coroutine, so
+    a slow bot never holds up the loop the other bots share; called without a loop (the pure
+    engine) it is a plain call, as before. Either way the bot's ``act`` is called once at a
+    time (a lock), whichever threads call. An ``async def act`` is awaited on the loop."""
+
+    def __init__(self, bot: Any, player: str = "", name: str = "", threaded: bool = False) -> None:
         self.bot = bot
         self.player = player
         self.name = name or type(bot).__name__
         self.faults = 0
         self.by_fault: dict[str, int] = {}
+        self.threaded = threaded and not inspect.iscoroutinefunction(getattr(bot, "act", None))
+        self._one_at_a_time = threading.Lock()
+        self._thread: BotThread | None = None
 
     def act(self, obs: Any) -> Any:
+        if self.threaded and on_a_loop():
+            return self._in_thread(obs)
         try:
-            answer = self.bot.act(obs)
+            answer = self._call(obs)
         except Exception as exc:
             return self.fault(obs, RAISED, describe(exc))
         if inspect.isawaitable(answer):
             return self._settle(obs, answer)
+        return self.checked(obs, answer)
+
+    def _call(self, obs: Any) -> Any:
+        with self._one_at_a_time:
+            return self.bot.act(obs)
+
+    async def _in_thread(self, obs: Any) -> Any:
+        if self._thread is None:
+            self._thread = BotThread(self.player or self.name)
+        try:
+            answer = await self._thread.run(lambda: self._call(obs))
+        except Exception as exc:
+            return self.fault(obs, RAISED, describe(exc))
+        if inspect.isawaitable(answer):  # a plain def that hands back an awaitable
+            return await self._settle(obs, answer)
         return self.checked(obs, answer)
 
     async def _settle(self, obs: Any, pending: Awaitable[Any]) -> Any:

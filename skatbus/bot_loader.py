@@ -24,6 +24,11 @@ before anything is played (``BotLoadError``, a ``UsageError``: exit 2 from every
   any other argument is refused.
 - The bot it makes is ``skatbus.bot_guard.Guarded``: a turn it fails (``act`` raises, or
   answers with something illegal) is played by the default move, logged once and counted.
+- Where an event loop plays it (the tournament runner, which plays all its bots on one loop),
+  a plain ``act`` runs in a thread of the bot's own (``skatbus.bot_thread``), one call at a
+  time, so a slow one costs its own seat its clock and nobody else's; ``blocking = False`` on
+  the class keeps it on the loop. Where the pure engine plays (no loop), ``act`` is a plain
+  call. Built-in bots are not loaded here and run as they always have.
 
 docs/in-process-bots.md is the user's guide.
 """
@@ -281,7 +286,16 @@ def make(text: str, seed: str = "", game: str = SKAT, player: str = "") -> Guard
     docstring), guarded: its failed turns fall to the default move, logged and counted. A
     constructor that raises is a ``BotLoadError`` too."""
     cls = check(text, game)
-    return Guarded(_construct(cls, text, seed), player, parse(text).entrant)
+    return Guarded(_construct(cls, text, seed), player, parse(text).entrant, threaded=runs_in_thread(cls))
+
+
+def runs_in_thread(cls: type) -> bool:
+    """Whether a class's plain ``act`` is played in a thread of its own where an event loop
+    plays it (the tournament's bots): always, unless the class says ``blocking = False`` (an
+    ``act`` known to answer at once: it then runs on the loop, and a slow one would hold up
+    every bot of the runner). The SDK reads ``blocking`` the same way, only its default is
+    False: a remote bot's loop serves that bot alone."""
+    return bool(getattr(cls, "blocking", True))
 
 
 def entrant_name(text: str) -> str:

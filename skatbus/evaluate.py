@@ -20,6 +20,7 @@ seed; a turn it fails is played by the default move and counted in its ``faults`
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -197,7 +198,11 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cli_parser import SkatParser
+    import structlog
+
+    from services import logs
+
+    from .cli_parser import SkatParser, seed_text
 
     parser = SkatParser(prog="python -m skatbus.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -207,7 +212,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(docs/in-process-bots.md)",
     )
     parser.add_argument("--deals", type=int, default=1200, help="deals to play (rounded up to whole rotations)")
-    parser.add_argument("--seed", default="evaluate")
+    parser.add_argument(
+        "--seed",
+        type=seed_text,
+        default="evaluate",
+        help="the deals' and the bots' seed: the same seed plays the same deals again (default: %(default)s)",
+    )
     parser.add_argument("--rounds", type=int, default=4, help="rounds per table (a round is 3 deals)")
     parser.add_argument("--kontra", action="store_true", help="play with Kontra and Re")
     args = parser.parse_args(argv)
@@ -222,10 +232,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.deals < 1 or args.rounds < 1:
         parser.error(f"--deals and --rounds must be at least 1, not {args.deals} and {args.rounds}")
     rules = Rules(seeger_fabian=True, rounds=args.rounds, kontra=args.kontra)
+    # Log lines (a bot's ``bot_fault``) go to stderr, as the tournament's do, never among the
+    # results on stdout, where an unconfigured structlog prints them; for this run only when
+    # logging was not set up already (a caller's, a test's capture), which is then left alone.
+    ours = not structlog.is_configured()
+    if ours:
+        logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
     try:
         report(evaluate(args.bots, args.deals, args.seed, rules))
     except bot_loader.BotLoadError as exc:  # a constructor that raised
         parser.error(str(exc))
+    finally:
+        if ours:
+            structlog.reset_defaults()
     return 0
 
 

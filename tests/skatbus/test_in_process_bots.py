@@ -15,7 +15,10 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -24,7 +27,7 @@ import structlog
 from nats.aio.client import Client
 
 from protocol import registry
-from protocol.events import PlayerTimedOut
+from protocol.events import PlayerTimedOut, SeatWithdrawn
 from protocol.rejection import Rejection
 from protocol.skat import commands as sc
 from protocol.skat.rules import Rules
@@ -470,3 +473,86 @@ async def test_a_remote_player_whose_bot_raises_plays_the_default_move_at_once(
     assert len(lines) == players[1].faults + players[2].faults
     assert {e["error"] for e in lines if e["player"] == "cyd"} == {"KeyError: 'an async bug'"}
     assert "never retrieved" not in caplog.text
+
+
+# --- a slow plain act runs in a thread of its own ---------------------------------------------------
+
+
+class SleepyBot:
+    """A plain ``act`` that sleeps past a one-second clock, noting the threads it ran in and
+    whether two of its calls ever overlapped."""
+
+    nap = 2.5
+    threads: set[int] = set()
+    overlapped = False
+
+    def __init__(self) -> None:
+        self.busy = False
+
+    def act(self, obs: Any) -> Any:
+        SleepyBot.overlapped |= self.busy
+        self.busy = True
+        SleepyBot.threads.add(threading.get_ident())
+        time.sleep(self.nap)
+        self.busy = False
+        return obs.view.legal[0]
+
+
+async def test_a_threaded_guard_calls_a_plain_act_off_the_loop_one_call_at_a_time() -> None:
+    """From a loop, ``act`` of an in-process class is a coroutine whose bot runs in a thread of
+    its own, one call at a time; without one (the pure engine) it is a plain call."""
+    made = bot_loader.make(f"{HERE}:SeededBot")
+    assert made.threaded and not bot_loader.make(f"{HERE}:AsyncBot").threaded
+    obs = next(_observations())
+    ran: list[int] = []
+
+    class Counting:
+        active = 0
+
+        def act(self, o: Any) -> Any:
+            Counting.active += 1
+            ran.append(Counting.active)
+            time.sleep(0.02)
+            Counting.active -= 1
+            return o.view.legal[0]
+
+    guard = Guarded(Counting(), "p", threaded=True)
+    answers = await asyncio.gather(*(guard.act(obs) for _ in range(4)))
+    assert answers == [obs.view.legal[0]] * 4 and ran == [1, 1, 1, 1]
+    assert await asyncio.to_thread(guard.act, obs) == obs.view.legal[0]  # no loop in that thread: plain
+
+
+def _observations() -> Any:
+    """The first turns of a random Skat game, as what ``act`` reads of them (``view``, ``index``)."""
+    for game, state, seat in _turns("skat", Rules(rounds=1), 1, 3):
+        yield SimpleNamespace(view=game.view(state, seat), index=0)
+
+
+@pytest.mark.timeout(60)
+async def test_a_slow_plain_bot_costs_only_its_own_seat_its_time(stack: Stack, nc: Client) -> None:
+    """A plain ``act`` sleeping 2.5 s at 1 s clocks, seated as ``RemotePlayer``s on one
+    connection as the tournament runner seats its bots: only its seat times out (and is
+    withdrawn after two); the built-in bots beside it never do, and its calls never overlap."""
+    SleepyBot.threads.clear()
+    SleepyBot.overlapped = False
+    players = [
+        RemotePlayer(nc, "ann", make_bot("random", "a")),
+        RemotePlayer(nc, "bob", make_bot(f"{HERE}:SleepyBot")),
+        RemotePlayer(nc, "cyd", make_bot("random", "c")),
+    ]
+    for p in players:
+        await p.start()
+    try:
+        request = OpenTable(
+            table="sleepy", players=["ann", "bob", "cyd"], rules=Rules(rounds=1, turn_seconds=1, max_timeouts=2),
+            seed="s",
+        )  # fmt: skip
+        assert (await open_table(nc, request)).ok
+        log = await wait_closed(nc, "sleepy", timeout=45)
+    finally:
+        for p in players:
+            await p.stop()
+    timed_out = [e.seat for e in log if isinstance(e, PlayerTimedOut)]
+    assert timed_out and set(timed_out) == {1}, timed_out
+    assert [e.seat for e in log if isinstance(e, SeatWithdrawn)] == [1]
+    assert SleepyBot.threads and threading.get_ident() not in SleepyBot.threads and not SleepyBot.overlapped
