@@ -912,7 +912,8 @@ async def _run(
         if received and created and not _finished(work):  # before a local stack stops: its dealer pauses
             target = settings if settings is not None else getattr(stack, "settings", None)
             if target is not None:
-                paused = await _pause_interrupted(created[0], target, again)
+                local = None if stack is None else (getattr(stack, "store_dir", None) or "")
+                paused = await _pause_interrupted(created[0], target, again, local)
     finally:
         stopped.cancel()
         if stack is not None:
@@ -931,11 +932,17 @@ def _finished(work: asyncio.Future[Any]) -> bool:
     return not work.cancelled() and work.exception() is None
 
 
-async def _pause_interrupted(config: TournamentConfig, settings: ConnectionSettings, again: asyncio.Event) -> str:
+async def _pause_interrupted(
+    config: TournamentConfig, settings: ConnectionSettings, again: asyncio.Event, local: str | None = None
+) -> str:
     """Pause every open table of the interrupted tournament (reason "tournament <id>
     interrupted"), so that no seat times out while nobody plays: best effort, within
     ``PAUSE_WITHIN`` seconds in all (a second signal stops waiting). ``--resume`` resumes
-    them. Returns what to add to the interrupted line (empty if no table was open)."""
+    them. Returns what to add to the interrupted line (empty if no table was open).
+
+    ``local``: the store of the built-in stack that stops with the runner (None: a separate
+    server, whose clocks run on). Without services no clock runs, but the next stack on that
+    store starts the clocks of the tables left unpaused, so the line says that instead."""
     from protocol.tournament import fold_tournament, schedule
 
     from .tournament import TournamentLog, set_paused
@@ -962,7 +969,11 @@ async def _pause_interrupted(config: TournamentConfig, settings: ConnectionSetti
         await asyncio.wait({task, second}, timeout=PAUSE_WITHIN, return_when=asyncio.FIRST_COMPLETED)
     finally:
         second.cancel()
-    hint = f"their clocks run on until `skat pause {config.id}`"
+    if local is None:
+        hint = f"their clocks run on until `skat pause {config.id}`"
+    else:  # the services stop with us: nothing runs now, but a later run on the store starts the clocks again
+        on = f" on {local}" if local else ""
+        hint = f"no clock runs while the built-in stack is stopped; the next `skat tournament`{on} starts them again"
     if not task.done():
         task.cancel()
         await asyncio.wait({task}, timeout=1.0)
