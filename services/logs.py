@@ -9,9 +9,11 @@ problems.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 
 import structlog
 
@@ -52,6 +54,22 @@ class _Stderr:
 
 
 _STDERR = _Stderr()
+
+
+@contextlib.contextmanager
+def for_a_command() -> Iterator[None]:
+    """Log lines of a command that prints its results on stdout (a bot's ``bot_fault`` in
+    ``skatbus.evaluate``) go to stderr, as every service's do: an unconfigured structlog prints
+    them on stdout, among the results. Only when logging was not set up already (a caller's, a
+    test's capture), and undone afterwards, so that a command run in-process leaves no trace."""
+    ours = not structlog.is_configured()
+    if ours:
+        configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
+    try:
+        yield
+    finally:
+        if ours:
+            structlog.reset_defaults()
 
 
 def get(**bound: object) -> structlog.typing.FilteringBoundLogger:

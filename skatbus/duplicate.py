@@ -152,6 +152,14 @@ def duplicate(candidate: str, baseline: str, deals: int, seed: str = "duplicate"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its log lines (a bot's ``bot_fault``) on stderr, not among the results."""
+    from services import logs
+
+    with logs.for_a_command():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     from .cli_parser import SkatParser, seed_text
 
     parser = SkatParser(prog="python -m skatbus.duplicate", description=__doc__.split("\n\n")[0])

@@ -20,7 +20,6 @@ seed; a turn it fails is played by the default move and counted in its ``faults`
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -198,7 +197,6 @@ def report(ev: Evaluation, out: TextIO | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import structlog
 
     from services import logs
 
@@ -232,19 +230,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.deals < 1 or args.rounds < 1:
         parser.error(f"--deals and --rounds must be at least 1, not {args.deals} and {args.rounds}")
     rules = Rules(seeger_fabian=True, rounds=args.rounds, kontra=args.kontra)
-    # Log lines (a bot's ``bot_fault``) go to stderr, as the tournament's do, never among the
-    # results on stdout, where an unconfigured structlog prints them; for this run only when
-    # logging was not set up already (a caller's, a test's capture), which is then left alone.
-    ours = not structlog.is_configured()
-    if ours:
-        logs.configure(level=os.environ.get("SKAT_LOG_LEVEL", "warning"))
-    try:
-        report(evaluate(args.bots, args.deals, args.seed, rules))
-    except bot_loader.BotLoadError as exc:  # a constructor that raised
-        parser.error(str(exc))
-    finally:
-        if ours:
-            structlog.reset_defaults()
+    with logs.for_a_command():  # a bot's ``bot_fault`` lines on stderr, not among the results
+        try:
+            report(evaluate(args.bots, args.deals, args.seed, rules))
+        except bot_loader.BotLoadError as exc:  # a constructor that raised
+            parser.error(str(exc))
     return 0
 
 

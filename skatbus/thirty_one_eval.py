@@ -354,6 +354,14 @@ def _rules(pairs: Sequence[str]) -> ThirtyOneRules:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its log lines (a bot's ``bot_fault``) on stderr, not among the results."""
+    from services import logs
+
+    with logs.for_a_command():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="python -m skatbus.thirty_one_eval", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--games", type=int, default=600, help="games to play (rounded up to whole sets)")
     parser.add_argument("--players", type=int, default=None, help="players per game, 2-9 (default: as many as --bots)")
