@@ -110,6 +110,20 @@ class TableBase:
         limit = self.rules.max_timeouts
         return bool(limit) and 0 <= seat < len(self.missed) and self.missed[seat] >= limit
 
+    def missed_turn(self, seat: int) -> list[Event]:
+        """What ``seat`` missing its deadline records before its default action: the time-out
+        (unless the log holds it already: its events are appended one at a time) and, when this
+        made ``max_timeouts`` turns in a row, the seat's withdrawal. The same for every game."""
+        events: list[Event] = []
+        missed = self.missed[seat]
+        if self.defaulting != seat:
+            events.append(PlayerTimedOut(seat=seat))
+            missed += 1
+        limit = self.rules.max_timeouts
+        if limit and missed == limit and not self.announced[seat]:
+            events.append(SeatWithdrawn(seat=seat, missed=limit))
+        return events
+
     def turn_seconds(self, seat: int | None) -> float:
         """How long ``seat`` has for its turn: the table's turn time, no more than is left of
         its budget under a time control; nothing if withdrawn or if its time-out is recorded

@@ -11,7 +11,7 @@ reason.
 from __future__ import annotations
 
 from ..errors import IllegalAction
-from ..events import Event, PlayerTimedOut, SeatWithdrawn
+from ..events import Event
 from ..rejection import BUSY, Rejection, refuse_first, stale
 from .cards import points
 from .commands import Claim, Command, Discard, LayOff, Meld, Swap, Take, command_of
@@ -101,13 +101,6 @@ def timeout(state: RummyState) -> list[Event] | None:
         return None
     deal = state.deal
     assert deal is not None
-    events: list[Event] = []
-    missed = state.missed[seat]
-    if state.defaulting != seat:
-        events.append(PlayerTimedOut(seat=seat))
-        missed += 1
-    limit = state.rules.max_timeouts
-    if limit and missed == limit and not state.announced[seat]:
-        events.append(SeatWithdrawn(seat=seat, missed=limit))
+    events = state.missed_turn(seat)
     events.append(_event_for(deal, seat, default_action(state, seat)))
     return events

@@ -9,7 +9,7 @@ the order every game uses (``protocol.rejection``): the table's refusals first, 
 
 from __future__ import annotations
 
-from ..events import Event, PlayerTimedOut, SeatWithdrawn
+from ..events import Event
 from ..rejection import BUSY, Rejection, refuse_first, stale
 from .cards import hand_value
 from .commands import DISCARDS, TAKE_DISCARD, TAKE_STOCK, Command, Discard, Knock, Look, Take, Throw
@@ -97,14 +97,7 @@ def timeout(state: ThirtyOneState) -> list[Event] | None:
         return None
     deal = state.deal
     assert deal is not None
-    events: list[Event] = []
-    missed = state.missed[seat]
-    if state.defaulting != seat:
-        events.append(PlayerTimedOut(seat=seat))
-        missed += 1
-    limit = state.rules.max_timeouts
-    if limit and missed == limit and not state.announced[seat]:
-        events.append(SeatWithdrawn(seat=seat, missed=limit))
+    events = state.missed_turn(seat)
     action = default_action(state, seat)
     err = deal.check(seat, action)
     assert not err, err
