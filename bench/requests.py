@@ -34,6 +34,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from services import natsfast
+from services.children import popen
 from services.natsserver import EmbeddedServer
 from services.requester import Requester, encode_headers
 from services.store import stream_config
@@ -143,7 +144,7 @@ async def _measure(opts: Options) -> list[Row]:
     natsfast.install()  # as every service does: both sides parse headers with it
     n = _sizes(opts)
     with EmbeddedServer() as server:
-        proc = subprocess.Popen([sys.executable, "-c", _RESPONDER, server.url], stdout=subprocess.PIPE)
+        proc = popen([sys.executable, "-c", _RESPONDER, server.url], stdout=subprocess.PIPE)  # dies with us
         nc = await nats.connect(server.url)
         try:
             assert proc.stdout is not None

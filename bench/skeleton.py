@@ -52,6 +52,7 @@ from nats.js.api import StreamConfig
 from nats.js.errors import NotFoundError
 
 from protocol.subjects import partition_of
+from services.children import popen
 from services.natsserver import EmbeddedServer
 from services.store import stream_config
 
@@ -163,7 +164,7 @@ async def _serve(url: str) -> None:
 
 def start_responder(url: str) -> subprocess.Popen[bytes]:
     """The responder process, once it listens (it prints "ready")."""
-    proc = subprocess.Popen([sys.executable, "-m", "bench.skeleton", url], stdout=subprocess.PIPE)
+    proc = popen([sys.executable, "-m", "bench.skeleton", url], stdout=subprocess.PIPE)  # dies with us
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if line.strip() != b"ready":
